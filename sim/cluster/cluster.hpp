@@ -1,0 +1,144 @@
+// The cluster description: node templates (sockets, NUMA domains, cores, memory,
+// GPUs, PCIe switches, NVLink, NICs), the nodes made from them, partitions and the
+// inter-node network. Plain data; loaders fill it, the topology graph reads it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/time.hpp"
+
+namespace gcsim {
+
+struct GpuSpec {
+  std::string gres_type;     // Slurm GRES type, e.g. "a100_80gb"
+  std::string model;         // product, e.g. "NVIDIA A100-SXM4-80GB"
+  int64_t memory_bytes = 0;
+  int numa = 0;              // NUMA domain index within the node (0-based)
+  int pcie_switch = -1;      // index into NodeTemplate::pcie_switches, -1 = on the root port
+};
+
+struct NicSpec {
+  std::string name;          // e.g. "mlx5_0"
+  double bandwidth_bps = 0;  // line rate, bits per second
+  int numa = 0;
+  int pcie_switch = -1;
+};
+
+struct PcieSwitchSpec {
+  std::string name;
+  int numa = 0;              // the NUMA domain whose root port it hangs off
+  int gen = 4;               // PCIe generation of the uplink
+  int width = 16;            // lanes of the uplink
+};
+
+enum class NvlinkKind { kNone, kNvswitch, kPairs };
+
+struct NvlinkSpec {
+  NvlinkKind kind = NvlinkKind::kNone;
+  int links_per_gpu = 0;          // NVSwitch: links from each GPU into the switch fabric
+  double link_bandwidth_bps = 0;  // one link, one direction
+  struct Pair {
+    int a = 0, b = 0, links = 0;
+  };
+  std::vector<Pair> pairs;        // kPairs: explicit GPU-GPU link counts
+};
+
+struct NodeTemplate {
+  std::string name;
+  int boards = 1;
+  int sockets = 1;           // per board
+  int numa_per_socket = 1;
+  int cores_per_numa = 1;
+  int threads_per_core = 1;
+  int64_t memory_mb = 0;     // RealMemory, MiB
+  std::vector<GpuSpec> gpus;
+  std::vector<PcieSwitchSpec> pcie_switches;
+  NvlinkSpec nvlink;
+  std::vector<NicSpec> nics;
+
+  [[nodiscard]] int total_sockets() const { return boards * sockets; }
+  [[nodiscard]] int numa_domains() const { return total_sockets() * numa_per_socket; }
+  [[nodiscard]] int cores() const { return numa_domains() * cores_per_numa; }
+  [[nodiscard]] int cpus() const { return cores() * threads_per_core; }
+  [[nodiscard]] int cores_per_socket() const { return numa_per_socket * cores_per_numa; }
+  /// Slurm's abstract core numbering: socket-major, NUMA domains consecutive.
+  [[nodiscard]] int numa_of_core(int core) const { return core / cores_per_numa; }
+  [[nodiscard]] int socket_of_core(int core) const { return core / cores_per_socket(); }
+  [[nodiscard]] int socket_of_numa(int numa) const { return numa / numa_per_socket; }
+  /// Memory of one NUMA domain (the node's memory split evenly), MiB.
+  [[nodiscard]] int64_t memory_mb_per_numa() const { return memory_mb / numa_domains(); }
+};
+
+struct Node {
+  std::string name;
+  int template_index = 0;
+  int weight = 1;
+  std::vector<std::string> features;
+  std::vector<int> partitions;  // indices into Cluster::partitions
+};
+
+struct Partition {
+  std::string name;
+  std::vector<int> nodes;       // indices into Cluster::nodes, in node order
+  bool is_default = false;
+  SimTime max_time = SimTime::infinite();
+  std::optional<SimTime> default_time;
+  int priority_tier = 1;
+};
+
+/// Inter-node network: a two-level fat-tree (leaves of `nodes_per_leaf`) or an
+/// explicit switch tree as topology.conf describes it.
+struct NetworkSpec {
+  enum class Kind { kNone, kFatTree, kTree } kind = Kind::kNone;
+  int nodes_per_leaf = 0;          // fat-tree
+  double link_bandwidth_bps = 0;   // node-leaf link
+  double uplink_bandwidth_bps = 0; // leaf-spine, per leaf, aggregate
+  double oversubscription = 1.0;   // leaf down/up ratio
+  SimTime hop_latency;
+  struct Switch {
+    std::string name;
+    std::vector<int> nodes;               // leaf: node indices
+    std::vector<std::string> children;    // upper level: child switch names
+    double uplink_bandwidth_bps = 0;
+  };
+  std::vector<Switch> switches;           // kTree
+};
+
+struct Cluster {
+  std::string name;
+  std::string source;              // where it was read from (file, or "inferred from X")
+  int schema_version = 1;
+  std::vector<NodeTemplate> templates;
+  std::vector<Node> nodes;
+  std::vector<Partition> partitions;
+  NetworkSpec network;
+  std::optional<int64_t> def_mem_per_cpu_mb;  // cluster-wide DefMemPerCPU
+  std::optional<int64_t> def_mem_per_gpu_mb;  // cluster-wide DefMemPerGPU
+
+  [[nodiscard]] const NodeTemplate& tmpl(int node) const { return templates[nodes[node].template_index]; }
+  /// Index of the default partition, or the first one, or -1 when there are none.
+  [[nodiscard]] int default_partition() const;
+  [[nodiscard]] int find_partition(const std::string& name) const;
+  [[nodiscard]] int find_node(const std::string& name) const;
+  [[nodiscard]] int64_t total_cores() const;
+  [[nodiscard]] int64_t total_cpus() const;
+  [[nodiscard]] int64_t total_gpus() const;
+  /// Every GRES type that some node has.
+  [[nodiscard]] std::vector<std::string> gpu_types() const;
+  /// Rebuilds the name index; loaders call it once nodes are final.
+  void index();
+
+ private:
+  std::map<std::string, int> node_index_;
+};
+
+/// A homogeneous CPU-only cluster, as `gcsim run --trace X.swf` infers it from the
+/// SWF header (MaxNodes nodes of MaxProcs/MaxNodes cores, memory not modelled).
+[[nodiscard]] Cluster make_cpu_cluster(const std::string& name, int nodes, int cores_per_node,
+                                       const std::string& source);
+
+}  // namespace gcsim

@@ -1,0 +1,1 @@
+#include "sim/cluster/cluster_yaml.hpp"

@@ -1,0 +1,163 @@
+#include "sim/core/hostlist.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <tuple>
+
+namespace gcsim::hostlist {
+
+namespace {
+
+bool set_error(std::string* error, std::string msg) {
+  if (error) *error = std::move(msg);
+  return false;
+}
+
+// Expands one bracket body "001-004,7" into zero-padded strings.
+bool expand_range_list(std::string_view body, std::vector<std::string>& out, std::string* error) {
+  size_t start = 0;
+  while (start <= body.size()) {
+    size_t comma = body.find(',', start);
+    if (comma == std::string_view::npos) comma = body.size();
+    std::string_view item = body.substr(start, comma - start);
+    if (item.empty()) return set_error(error, "empty item in host range");
+    size_t dash = item.find('-');
+    std::string_view lo = item.substr(0, dash);
+    std::string_view hi = dash == std::string_view::npos ? lo : item.substr(dash + 1);
+    auto all_digits = [](std::string_view s) {
+      return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    };
+    if (!all_digits(lo) || !all_digits(hi)) return set_error(error, "host range '" + std::string(item) + "' is not numeric");
+    if (lo.size() > 9 || hi.size() > 9) return set_error(error, "host range '" + std::string(item) + "' is too large");
+    const long a = std::stol(std::string(lo));
+    const long b = std::stol(std::string(hi));
+    if (b < a) return set_error(error, "host range '" + std::string(item) + "' runs backwards");
+    if (b - a > 1'000'000) return set_error(error, "host range '" + std::string(item) + "' has more than a million hosts");
+    const size_t width = lo.size();
+    for (long v = a; v <= b; ++v) {
+      std::string s = std::to_string(v);
+      if (s.size() < width) s.insert(0, width - s.size(), '0');
+      out.push_back(std::move(s));
+    }
+    start = comma + 1;
+    if (comma == body.size()) break;
+  }
+  return true;
+}
+
+// Expands one comma-free-at-top-level term such as "rack[1-2]-n[01-04]".
+bool expand_term(std::string_view term, std::vector<std::string>& out, std::string* error) {
+  std::vector<std::string> acc = {""};
+  size_t i = 0;
+  while (i < term.size()) {
+    if (term[i] == '[') {
+      size_t close = term.find(']', i);
+      if (close == std::string_view::npos) return set_error(error, "unterminated '[' in host list");
+      std::vector<std::string> parts;
+      if (!expand_range_list(term.substr(i + 1, close - i - 1), parts, error)) return false;
+      std::vector<std::string> next;
+      next.reserve(acc.size() * parts.size());
+      for (const auto& a : acc)
+        for (const auto& p : parts) next.push_back(a + p);
+      acc = std::move(next);
+      i = close + 1;
+    } else if (term[i] == ']') {
+      return set_error(error, "unmatched ']' in host list");
+    } else {
+      size_t j = term.find_first_of("[]", i);
+      if (j == std::string_view::npos) j = term.size();
+      for (auto& a : acc) a.append(term.substr(i, j - i));
+      i = j;
+    }
+  }
+  for (auto& a : acc) out.push_back(std::move(a));
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> expand(std::string_view expr, std::string* error) {
+  std::vector<std::string> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= expr.size(); ++i) {
+    const bool end = i == expr.size();
+    if (!end && expr[i] == '[') ++depth;
+    if (!end && expr[i] == ']') --depth;
+    if (end || (expr[i] == ',' && depth == 0)) {
+      std::string_view term = expr.substr(start, i - start);
+      while (!term.empty() && std::isspace(static_cast<unsigned char>(term.front()))) term.remove_prefix(1);
+      while (!term.empty() && std::isspace(static_cast<unsigned char>(term.back()))) term.remove_suffix(1);
+      if (term.empty()) {
+        set_error(error, "empty host name in host list");
+        return std::nullopt;
+      }
+      if (!expand_term(term, out, error)) return std::nullopt;
+      start = i + 1;
+    }
+  }
+  if (depth != 0) {
+    set_error(error, "unbalanced brackets in host list");
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::string compress(const std::vector<std::string>& hosts) {
+  // Split each host into prefix + trailing number (keeping its width), group by
+  // (prefix, width), sort numerically, and print runs.
+  struct Key {
+    std::string prefix;
+    size_t width;
+    bool operator<(const Key& o) const { return std::tie(prefix, width) < std::tie(o.prefix, o.width); }
+  };
+  std::map<Key, std::vector<long>> groups;
+  std::vector<std::string> plain;
+  for (const auto& h : hosts) {
+    size_t d = h.size();
+    while (d > 0 && std::isdigit(static_cast<unsigned char>(h[d - 1]))) --d;
+    if (d == h.size() || h.size() - d > 9) {
+      plain.push_back(h);
+      continue;
+    }
+    groups[{h.substr(0, d), h.size() - d}].push_back(std::stol(h.substr(d)));
+  }
+  std::sort(plain.begin(), plain.end());
+  plain.erase(std::unique(plain.begin(), plain.end()), plain.end());
+  // Terms sorted by prefix so the output is deterministic.
+  std::vector<std::pair<std::string, std::string>> terms;
+  for (const auto& p : plain) terms.emplace_back(p, p);
+  for (auto& [key, nums] : groups) {
+    std::sort(nums.begin(), nums.end());
+    nums.erase(std::unique(nums.begin(), nums.end()), nums.end());
+    auto pad = [&](long v) {
+      std::string s = std::to_string(v);
+      if (s.size() < key.width) s.insert(0, key.width - s.size(), '0');
+      return s;
+    };
+    if (nums.size() == 1) {
+      terms.emplace_back(key.prefix, key.prefix + pad(nums[0]));
+      continue;
+    }
+    std::string body;
+    for (size_t i = 0; i < nums.size();) {
+      size_t j = i;
+      while (j + 1 < nums.size() && nums[j + 1] == nums[j] + 1) ++j;
+      if (!body.empty()) body += ',';
+      body += pad(nums[i]);
+      if (j > i) body += "-" + pad(nums[j]);
+      i = j + 1;
+    }
+    terms.emplace_back(key.prefix, key.prefix + "[" + body + "]");
+  }
+  std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& t : terms) {
+    if (!out.empty()) out += ',';
+    out += t.second;
+  }
+  return out;
+}
+
+}  // namespace gcsim::hostlist
