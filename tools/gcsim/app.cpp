@@ -1,1 +1,238 @@
-// placeholder
+#include "tools/gcsim/app.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "models/sched/registry.hpp"
+#include "sim/cluster/cluster_yaml.hpp"
+#include "sim/cluster/sinfo.hpp"
+#include "sim/core/input_file.hpp"
+#include "sim/io/run_outputs.hpp"
+#include "sim/metrics/summary.hpp"
+#include "sim/placement/allocator.hpp"
+#include "sim/sched/simulation.hpp"
+#include "sim/workload/trace_readers.hpp"
+
+namespace gcsim {
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+
+bool ends_with(const std::string& s, std::string_view suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+Cluster load_cluster(const std::string& path) {
+  if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return load_cluster_yaml(path);
+  throw InputError(SourceLoc{path, 0, 0}, "unknown cluster format (expected a .yaml cluster description)");
+}
+
+// `gcsim run --trace X.swf` without --cluster: a homogeneous CPU cluster from the header.
+Cluster infer_cluster(const Trace& trace, int nodes_override, int cores_override) {
+  int64_t nodes = nodes_override > 0 ? nodes_override : trace.max_nodes.value_or(0);
+  int64_t procs = trace.max_procs.value_or(0);
+  if (cores_override > 0 && nodes > 0) procs = nodes * cores_override;
+  if (procs <= 0 && nodes <= 0)
+    throw InputError(SourceLoc{trace.path, 0, 0},
+                     "the trace has no MaxNodes/MaxProcs header; pass --cluster, or --nodes and --cores-per-node");
+  if (nodes <= 0) nodes = procs;
+  if (procs <= 0) procs = nodes;
+  if (procs % nodes != 0)
+    throw InputError(SourceLoc{trace.path, 0, 0},
+                     "MaxProcs " + std::to_string(procs) + " is not a multiple of MaxNodes " + std::to_string(nodes) +
+                         "; pass --cluster");
+  const std::string name = trace.computer.empty() ? "swf-inferred" : trace.computer;
+  return make_cpu_cluster(name, static_cast<int>(nodes), static_cast<int>(procs / nodes),
+                          "inferred from the SWF header of " + trace.path);
+}
+
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
+  void update(size_t done, size_t total) {
+    if (!enabled_ || total == 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const int width = 40;
+    const double f = static_cast<double>(done) / static_cast<double>(total);
+    const int fill = static_cast<int>(f * width);
+    std::string bar(fill, '#');
+    bar.append(width - fill, '.');
+    std::fprintf(stderr, "\r[%s] %5.1f%% %zu/%zu jobs", bar.c_str(), 100.0 * f, done, total);
+    if (done >= total) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+std::string fmt_duration(double s) {
+  char buf[64];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  else if (s < 86400 * 2) std::snprintf(buf, sizeof buf, "%.2f h", s / 3600);
+  else std::snprintf(buf, sizeof buf, "%.2f d", s / 86400);
+  return buf;
+}
+
+struct RunArgs {
+  std::string cluster, trace, out = "runs/latest", policy = "easy";
+  uint64_t seed = 1;
+  int nodes = 0, cores_per_node = 0;
+  bool no_progress = false;
+};
+
+int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Diagnostics warnings;
+  auto policy = make_policy(a.policy);
+  if (!policy) {
+    std::cerr << "gcsim: error: unknown policy '" << a.policy << "' (see 'gcsim policies')\n";
+    return kExitBadInput;
+  }
+  // Read and validate every input before touching the run directory.
+  Trace trace = read_trace(a.trace, warnings);
+  Cluster cluster;
+  bool inferred = false;
+  if (a.cluster.empty()) {
+    cluster = infer_cluster(trace, a.nodes, a.cores_per_node);
+    inferred = true;
+  } else {
+    cluster = load_cluster(a.cluster);
+  }
+  for (const auto& d : warnings.all()) std::cerr << d.str() << "\n";
+  if (inferred)
+    std::cerr << "gcsim: note: no --cluster given; inferred " << cluster.nodes.size() << " nodes x "
+              << cluster.templates[0].cores() << " cores (CPU only, memory not modelled) from the SWF header\n";
+
+  ManifestInfo m;
+  m.argv = argv;
+  if (!a.cluster.empty()) m.inputs.push_back({"cluster", a.cluster, file_sha256(a.cluster)});
+  m.inputs.push_back({"trace", a.trace, file_sha256(a.trace)});
+  m.seed = a.seed;
+  m.policy = policy->name();
+  m.policy_params = policy->parameters();
+  LinearAllocator allocator;
+  m.allocator = allocator.name();
+  m.assumptions = trace.assumptions;
+  if (inferred) m.assumptions.push_back("cluster " + cluster.source);
+
+  ensure_directory(a.out);
+  m.completed = false;
+  write_file_atomic(a.out, "manifest.json", format_manifest_json(m));
+
+  ProgressBar bar(!a.no_progress && ::isatty(STDERR_FILENO));
+  SimulationOptions opt;
+  opt.progress = [&](size_t done, size_t total) { bar.update(done, total); };
+  Simulation sim(cluster, trace, *policy, allocator, opt);
+  const SimulationResult res = sim.run();
+  const Summary s = summarize(cluster, trace, sim.outcomes());
+
+  write_file_atomic(a.out, "jobs.sacct", format_sacct(cluster, trace, sim.outcomes()));
+  write_file_atomic(a.out, "summary.json", format_summary_json(s));
+  {
+    std::string rej;
+    for (size_t j = 0; j < sim.outcomes().size(); ++j)
+      if (sim.outcomes()[j].status == JobStatus::kRejected)
+        rej += std::to_string(trace.jobs[j].id.value) + "|" + trace.jobs[j].name + "|" +
+               sim.outcomes()[j].reject_reason + "\n";
+    if (!rej.empty()) write_file_atomic(a.out, "rejected.txt", "JobID|JobName|Reason\n" + rej);
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.result = res;
+  m.completed = res.completed;
+  m.wall_seconds = wall;
+  m.peak_rss_kib = peak_rss_kib();
+  write_file_atomic(a.out, "manifest.json", format_manifest_json(m));
+
+  std::printf("gcsim %s: policy %s on %s (%zu nodes, %lld CPUs, %lld GPUs)\n", gcsim_version().c_str(),
+              m.policy.c_str(), cluster.name.c_str(), cluster.nodes.size(),
+              static_cast<long long>(s.total_cpus), static_cast<long long>(s.total_gpus));
+  std::printf("  trace     %s: %lld jobs (%lld finished, %lld timed out, %lld rejected, %lld backfilled)\n",
+              a.trace.c_str(), static_cast<long long>(s.jobs), static_cast<long long>(s.finished),
+              static_cast<long long>(s.timed_out), static_cast<long long>(s.rejected),
+              static_cast<long long>(s.backfilled));
+  std::printf("  makespan  %s\n", fmt_duration(s.makespan_s).c_str());
+  std::printf("  wait      mean %s, median %s, p95 %s, max %s\n", fmt_duration(s.wait_s.mean).c_str(),
+              fmt_duration(s.wait_s.median).c_str(), fmt_duration(s.wait_s.p95).c_str(),
+              fmt_duration(s.wait_s.max).c_str());
+  std::printf("  slowdown  bounded (10 s) mean %.2f\n", s.bounded_slowdown_mean);
+  std::printf("  util      CPU %.1f%%, GPU %.1f%%\n", 100 * s.cpu_utilization, 100 * s.gpu_utilization);
+  std::printf("  run       %.2f s wall, %.0f jobs/s, peak RSS %.1f MiB -> %s/\n", wall,
+              wall > 0 ? static_cast<double>(s.jobs) / wall : 0.0, static_cast<double>(m.peak_rss_kib) / 1024.0,
+              a.out.c_str());
+  return res.completed ? 0 : 1;
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args) {
+  CLI::App app{"gcsim: a discrete-event simulator of GPU clusters run by Slurm", "gcsim"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", gcsim_version() + " (" + gcsim_git_sha() + ")");
+
+  RunArgs ra;
+  auto* run = app.add_subcommand("run", "simulate a trace on a cluster and write a run directory");
+  run->add_option("--cluster", ra.cluster, "cluster description (.yaml); omitted for SWF: inferred from the header");
+  run->add_option("--trace", ra.trace, "job trace: SWF (.swf[.gz]) or sbatch-trace CSV (.csv)")->required();
+  run->add_option("--out", ra.out, "run directory to write (jobs.sacct, summary.json, manifest.json)")
+      ->capture_default_str();
+  run->add_option("--policy", ra.policy, "scheduling policy (see 'gcsim policies')")->capture_default_str();
+  run->add_option("--seed", ra.seed, "master seed of the named random streams")->capture_default_str();
+  run->add_option("--nodes", ra.nodes, "with an SWF trace and no --cluster: number of nodes to infer");
+  run->add_option("--cores-per-node", ra.cores_per_node, "with an SWF trace and no --cluster: cores per node");
+  run->add_flag("--no-progress", ra.no_progress, "never draw the progress bar");
+
+  std::string sinfo_cluster;
+  auto* sinfo = app.add_subcommand("sinfo", "print the per-node breakdown as sinfo -N -o \"%N %P %c %m %G\" does");
+  sinfo->add_option("--cluster", sinfo_cluster, "cluster description (.yaml)")->required();
+
+  auto* policies = app.add_subcommand("policies", "list the scheduling policies and their parameters");
+
+  std::vector<std::string> rev(args.rbegin(), args.rend() - 1);
+  try {
+    app.parse(rev);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitBadInput;
+  }
+  try {
+    if (*run) return cmd_run(ra, args);
+    if (*sinfo) {
+      std::cout << format_sinfo(load_cluster(sinfo_cluster));
+      return 0;
+    }
+    if (*policies) {
+      for (const auto& p : policy_list()) {
+        std::cout << p.name << "\t" << p.summary << "\n";
+        auto pol = make_policy(p.name);
+        for (const auto& [k, v] : pol->parameters()) std::cout << "    " << k << " = " << v << "\n";
+      }
+      return 0;
+    }
+  } catch (const InputError& e) {
+    std::cerr << e.diagnostics().format();
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "gcsim: error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  return 0;
+}
+
+}  // namespace gcsim

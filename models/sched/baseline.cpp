@@ -1,0 +1,65 @@
+#include "models/sched/baseline.hpp"
+
+#include <algorithm>
+
+namespace gcsim {
+
+void FcfsPolicy::schedule(SchedContext& ctx) {
+  const std::vector<int> queue = ctx.pending();
+  for (int j : queue) {
+    auto a = ctx.allocator().allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
+    if (!a) break;
+    ctx.start(j, *a, StartedBy::kMain);
+  }
+}
+
+void EasyPolicy::schedule(SchedContext& ctx) {
+  const std::vector<int> queue = ctx.pending();
+  const Allocator& alloc = ctx.allocator();
+  size_t i = 0;
+  for (; i < queue.size(); ++i) {
+    const int j = queue[i];
+    auto a = alloc.allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
+    if (!a) break;
+    ctx.start(j, *a, StartedBy::kMain);
+  }
+  if (i >= queue.size()) return;
+  const int head = queue[i];
+
+  // Shadow time: release running jobs in order of their latest end until the head fits.
+  std::vector<int> running = ctx.running();
+  std::stable_sort(running.begin(), running.end(),
+                   [&](int a, int b) { return ctx.expected_end(a) < ctx.expected_end(b); });
+  ClusterState shadow_state = ctx.state();
+  SimTime shadow = SimTime::infinite();
+  for (size_t k = 0; k < running.size();) {
+    const SimTime t = ctx.expected_end(running[k]);
+    while (k < running.size() && ctx.expected_end(running[k]) == t) shadow_state.release(ctx.allocation(running[k++]));
+    if (alloc.allocate(ctx.shape(head), shadow_state, ctx.node_order(head))) {
+      shadow = t;
+      break;
+    }
+  }
+  if (shadow.is_infinite()) return;  // cannot happen: the head fits an empty cluster
+  ctx.reserve(head, shadow);
+
+  for (size_t k = i + 1; k < queue.size(); ++k) {
+    const int j = queue[k];
+    auto a = alloc.allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
+    if (!a) continue;
+    const SimTime end = ctx.now() + ctx.shape(j).time_limit;
+    if (end <= shadow) {
+      ctx.start(j, *a, StartedBy::kBackfill);
+      continue;
+    }
+    // Runs past the shadow time: only on resources the head does not need then.
+    if (!shadow_state.fits(*a)) continue;
+    ClusterState trial = shadow_state;
+    trial.allocate(*a);
+    if (!alloc.allocate(ctx.shape(head), trial, ctx.node_order(head))) continue;
+    shadow_state = std::move(trial);
+    ctx.start(j, *a, StartedBy::kBackfill);
+  }
+}
+
+}  // namespace gcsim

@@ -1,0 +1,230 @@
+#include "sim/io/run_outputs.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "sim/core/hostlist.hpp"
+#include "sim/io/json_writer.hpp"
+#include "sim/workload/slurm_time.hpp"
+
+namespace gcsim {
+
+const std::vector<std::string>& sacct_columns() {
+  static const std::vector<std::string> cols = {
+      "JobID", "JobName", "Partition", "Account", "User",   "Submit",  "Eligible", "Start",
+      "End",   "Elapsed", "Timelimit", "State",   "NNodes", "NCPUS",   "NodeList", "ReqTRES",
+      "AllocTRES", "Flags", "CPU_IDs", "GRES_IDX"};
+  return cols;
+}
+
+namespace {
+
+std::string tres(int64_t cpus, int64_t mem_mb, int64_t nodes, const std::vector<std::pair<std::string, int64_t>>& gpus,
+                 int64_t gpu_total) {
+  // Alphabetical, as sacct prints it: billing, cpu, gres/..., mem, node.
+  std::string s = "billing=" + std::to_string(cpus) + ",cpu=" + std::to_string(cpus);
+  if (gpu_total > 0) {
+    for (const auto& [type, n] : gpus)
+      if (!type.empty()) s += ",gres/gpu:" + type + "=" + std::to_string(n);
+    s += ",gres/gpu=" + std::to_string(gpu_total);
+  }
+  if (mem_mb > 0) s += ",mem=" + std::to_string(mem_mb) + "M";
+  return s + ",node=" + std::to_string(nodes);
+}
+
+const char* state_name(const Job& j, const JobOutcome& o) {
+  if (o.timed_out) return "TIMEOUT";
+  switch (j.recorded_state) {
+    case RecordedState::kFailed: return "FAILED";
+    case RecordedState::kCancelled: return "CANCELLED";
+    default: return "COMPLETED";
+  }
+}
+
+}  // namespace
+
+std::string format_sacct(const Cluster& cluster, const Trace& trace, const std::vector<JobOutcome>& out) {
+  const int64_t base = trace.unix_start.value_or(0);
+  auto ts = [&](SimTime t) { return slurm_time::format_iso(base + t.whole_seconds()); };
+  std::vector<size_t> order;
+  for (size_t j = 0; j < out.size(); ++j)
+    if (out[j].status == JobStatus::kDone) order.push_back(j);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return trace.jobs[a].id < trace.jobs[b].id; });
+
+  std::string s;
+  const auto& cols = sacct_columns();
+  for (size_t c = 0; c < cols.size(); ++c) s += (c ? "|" : "") + cols[c];
+  s += '\n';
+  for (size_t j : order) {
+    const Job& job = trace.jobs[j];
+    const JobOutcome& o = out[j];
+    const JobShape& sh = o.shape;
+    std::vector<std::string> hosts, cpu_ids, gres_idx;
+    int64_t ncpus = 0, mem = 0;
+    std::vector<std::pair<std::string, int64_t>> gpu_types;
+    for (const auto& na : o.alloc.nodes) {
+      const auto& t = cluster.tmpl(na.node);
+      const std::string& host = cluster.nodes[na.node].name;
+      hosts.push_back(host);
+      std::vector<int> cpus;
+      for (int c : na.cores)
+        for (int th = 0; th < t.threads_per_core; ++th) cpus.push_back(c * t.threads_per_core + th);
+      ncpus += static_cast<int64_t>(cpus.size());
+      mem += na.mem_mb;
+      cpu_ids.push_back(host + ":" + format_id_list(cpus));
+      if (!na.gpus.empty()) gres_idx.push_back(host + ":" + format_id_list(na.gpus));
+      for (int g : na.gpus) {
+        const std::string& type = t.gpus[g].gres_type;
+        auto it = std::find_if(gpu_types.begin(), gpu_types.end(), [&](const auto& p) { return p.first == type; });
+        if (it == gpu_types.end())
+          gpu_types.emplace_back(type, 1);
+        else
+          ++it->second;
+      }
+    }
+    std::sort(gpu_types.begin(), gpu_types.end());
+    int64_t req_mem = 0;
+    if (sh.mem_per_node_mb > 0) req_mem = sh.mem_per_node_mb * sh.nodes_min;
+    else if (sh.mem_per_cpu_mb > 0) req_mem = sh.mem_per_cpu_mb * sh.requested_cpus();
+    else if (sh.mem_per_gpu_mb > 0) req_mem = sh.mem_per_gpu_mb * sh.requested_gpus();
+    std::vector<std::pair<std::string, int64_t>> req_gpu;
+    if (!sh.gpu_type.empty()) req_gpu.emplace_back(sh.gpu_type, sh.requested_gpus());
+    const std::string req = tres(sh.requested_cpus(), req_mem, sh.nodes_min, req_gpu, sh.requested_gpus());
+    const std::string alloc = tres(ncpus, mem, static_cast<int64_t>(o.alloc.nodes.size()), gpu_types, o.alloc.gpus());
+    auto join = [](const std::vector<std::string>& v) {
+      std::string r;
+      for (size_t i = 0; i < v.size(); ++i) r += (i ? ";" : "") + v[i];
+      return r;
+    };
+    const std::string& partition = cluster.partitions[sh.partition].name;
+    const int64_t elapsed = o.end.whole_seconds() - o.start.whole_seconds();
+    s += std::to_string(job.id.value) + '|' + job.name + '|' + partition + '|' + job.account + '|' + job.user + '|' +
+         ts(job.submit) + '|' + ts(o.eligible) + '|' + ts(o.start) + '|' + ts(o.end) + '|' +
+         slurm_time::format_elapsed(SimTime::seconds(elapsed)) + '|' + slurm_time::format_timelimit(sh.time_limit) +
+         '|' + state_name(job, o) + '|' + std::to_string(o.alloc.nodes.size()) + '|' + std::to_string(ncpus) + '|' +
+         hostlist::compress(hosts) + '|' + req + '|' + alloc + '|' +
+         (o.started_by == StartedBy::kBackfill ? "SchedBackfill" : "SchedMain") + '|' + join(cpu_ids) + '|' +
+         join(gres_idx) + '\n';
+  }
+  return s;
+}
+
+std::string format_summary_json(const Summary& s) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("jobs").value(s.jobs);
+  w.key("finished").value(s.finished);
+  w.key("timed_out").value(s.timed_out);
+  w.key("rejected").value(s.rejected);
+  w.key("unfinished").value(s.unfinished);
+  w.key("backfilled").value(s.backfilled);
+  w.key("makespan_s").value(s.makespan_s, 3);
+  w.key("wait_s").begin_object();
+  w.key("mean").value(s.wait_s.mean, 3);
+  w.key("median").value(s.wait_s.median, 3);
+  w.key("p95").value(s.wait_s.p95, 3);
+  w.key("max").value(s.wait_s.max, 3);
+  w.end_object();
+  w.key("bounded_slowdown").begin_object();
+  w.key("bound_s").value(int64_t{10});
+  w.key("mean").value(s.bounded_slowdown_mean, 6);
+  w.end_object();
+  w.key("cpu_utilization").value(s.cpu_utilization, 6);
+  w.key("gpu_utilization").value(s.gpu_utilization, 6);
+  w.key("total_cpus").value(s.total_cpus);
+  w.key("total_gpus").value(s.total_gpus);
+  w.end_object();
+  return w.str();
+}
+
+std::string gcsim_version() { return GCSIM_VERSION; }
+std::string gcsim_git_sha() { return GCSIM_GIT_SHA; }
+
+std::string format_manifest_json(const ManifestInfo& m) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("tool").value("gcsim");
+  w.key("version").value(gcsim_version());
+  w.key("git_sha").value(gcsim_git_sha());
+  w.key("completed").value(m.completed);
+  w.key("argv").begin_array();
+  for (const auto& a : m.argv) w.value(a);
+  w.end_array();
+  w.key("inputs").begin_array();
+  for (const auto& in : m.inputs) {
+    w.begin_object();
+    w.key("role").value(in.role);
+    w.key("path").value(in.path);
+    w.key("sha256").value(in.sha256);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("seed").value(m.seed);
+  w.key("policy").begin_object();
+  w.key("name").value(m.policy);
+  w.key("parameters").begin_object();
+  for (const auto& [k, v] : m.policy_params) w.key(k).value(v);
+  w.end_object();
+  w.end_object();
+  w.key("allocator").value(m.allocator);
+  char fp[32];
+  std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(m.result.fingerprint));
+  w.key("event_fingerprint").value(fp);
+  w.key("events").value(m.result.events);
+  w.key("scheduler_passes").value(m.result.passes);
+  w.key("simulated_end_s").value(m.result.end_time.to_seconds(), 6);
+  w.key("wall_seconds").value(m.wall_seconds, 3);
+  w.key("peak_rss_kib").value(m.peak_rss_kib);
+  w.key("assumptions").begin_array();
+  for (const auto& a : m.assumptions) w.value(a);
+  w.end_array();
+  w.end_object();
+  return w.str();
+}
+
+void ensure_directory(const std::string& dir) {
+  std::string cur;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      if (!cur.empty() && ::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+        throw std::runtime_error("cannot create directory '" + cur + "': " + std::strerror(errno));
+    }
+    if (i < dir.size()) cur += dir[i];
+  }
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw std::runtime_error("'" + dir + "' is not a directory");
+}
+
+void write_file_atomic(const std::string& dir, const std::string& name, const std::string& content) {
+  const std::string final_path = dir + "/" + name;
+  const std::string tmp = dir + "/." + name + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error("cannot write '" + tmp + "': " + std::strerror(errno));
+    f << content;
+    f.flush();
+    if (!f) throw std::runtime_error("write failed for '" + tmp + "'");
+  }
+  if (std::rename(tmp.c_str(), final_path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot rename '" + tmp + "' to '" + final_path + "': " + std::strerror(errno));
+  }
+}
+
+int64_t peak_rss_kib() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
+  return 0;
+}
+
+}  // namespace gcsim

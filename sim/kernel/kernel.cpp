@@ -1,0 +1,2 @@
+#include "sim/kernel/event_queue.hpp"
+#include "sim/kernel/rng.hpp"

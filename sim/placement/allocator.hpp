@@ -1,0 +1,42 @@
+// The seam between scheduling and placement: given a job's shape and the free
+// state, choose nodes, cores, GPUs and memory, or say why it does not fit now.
+// `LinearAllocator` is the baseline (lowest free ids); the placement library in
+// models/placement provides Slurm's cons_tres order and the NUMA-aware modes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/placement/job_shape.hpp"
+#include "sim/placement/node_state.hpp"
+
+namespace gcsim {
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// Chooses an allocation from `state` over `node_order` (candidate nodes in
+  /// preference order). std::nullopt = does not fit now.
+  [[nodiscard]] virtual std::optional<Allocation> allocate(const JobShape& shape, const ClusterState& state,
+                                                           const std::vector<int>& node_order) const = 0;
+};
+
+/// Per-node building block shared by allocators: what `tasks` tasks with `gpus`
+/// GPUs of the shape need on node `node`, taken lowest-id-first; std::nullopt when
+/// the node cannot hold them now.
+[[nodiscard]] std::optional<NodeAlloc> take_on_node_linear(const JobShape& shape, const ClusterState& state,
+                                                           int node, int tasks, int gpus);
+
+/// How many of the shape's tasks (each with gpus_per_task GPUs) node `node` can take now.
+[[nodiscard]] int max_tasks_on_node(const JobShape& shape, const ClusterState& state, int node);
+
+class LinearAllocator final : public Allocator {
+ public:
+  [[nodiscard]] std::string name() const override { return "linear"; }
+  [[nodiscard]] std::optional<Allocation> allocate(const JobShape& shape, const ClusterState& state,
+                                                   const std::vector<int>& node_order) const override;
+};
+
+}  // namespace gcsim

@@ -1,0 +1,57 @@
+// The policy seam. A policy reads a view of the queue, the running jobs and the
+// free resources, and decides which jobs start now (and what it plans for the
+// others). It never sees the event queue: the kernel applies its decisions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/cluster/cluster.hpp"
+#include "sim/core/time.hpp"
+#include "sim/placement/allocator.hpp"
+#include "sim/placement/job_shape.hpp"
+#include "sim/placement/node_state.hpp"
+#include "sim/workload/job.hpp"
+
+namespace gcsim {
+
+/// Which loop started a job (sacct `Flags`).
+enum class StartedBy { kNone, kMain, kBackfill };
+
+class SchedContext {
+ public:
+  virtual ~SchedContext() = default;
+  [[nodiscard]] virtual SimTime now() const = 0;
+  [[nodiscard]] virtual const Cluster& cluster() const = 0;
+  [[nodiscard]] virtual const ClusterState& state() const = 0;
+  /// Eligible pending jobs (indices into the trace) in queue order: submit, then id.
+  [[nodiscard]] virtual const std::vector<int>& pending() const = 0;
+  /// Running jobs, in ascending job index.
+  [[nodiscard]] virtual std::vector<int> running() const = 0;
+  [[nodiscard]] virtual const Job& job(int j) const = 0;
+  [[nodiscard]] virtual const JobShape& shape(int j) const = 0;
+  [[nodiscard]] virtual const std::vector<int>& node_order(int j) const = 0;
+  [[nodiscard]] virtual const Allocation& allocation(int j) const = 0;
+  /// When a running job will end at the latest, as the scheduler knows it: start + limit.
+  [[nodiscard]] virtual SimTime expected_end(int j) const = 0;
+  [[nodiscard]] virtual const Allocator& allocator() const = 0;
+  /// Starts a pending job now on `a` (which must fit). Applied at once: later
+  /// queries in the same pass see it.
+  virtual void start(int j, const Allocation& a, StartedBy by) = 0;
+  /// Records the start time a policy plans for a job (backfill reservations).
+  virtual void reserve(int j, SimTime planned) = 0;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// Parameters as name/value strings, for the manifest and `gcsim policies`.
+  [[nodiscard]] virtual std::vector<std::pair<std::string, std::string>> parameters() const { return {}; }
+  /// One scheduling pass.
+  virtual void schedule(SchedContext& ctx) = 0;
+};
+
+}  // namespace gcsim

@@ -1,0 +1,101 @@
+// One batch-system simulation: jobs arrive, become eligible, are started by a
+// policy, end or are killed at their time limit. A Simulation is a value you own;
+// several can run in one process (compare, sweeps, tests).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/kernel/event_queue.hpp"
+#include "sim/sched/policy.hpp"
+
+namespace gcsim {
+
+enum class JobStatus { kFuture, kPending, kRunning, kDone, kRejected };
+
+/// Everything the simulation learned about one job.
+struct JobOutcome {
+  JobStatus status = JobStatus::kFuture;
+  JobShape shape;
+  SimTime eligible;
+  SimTime start;
+  SimTime end;
+  bool timed_out = false;
+  Allocation alloc;
+  StartedBy started_by = StartedBy::kNone;
+  std::optional<SimTime> first_reservation;  // earliest planned start a policy recorded
+  std::string reject_reason;
+};
+
+struct SimulationOptions {
+  bool reverse_ties = false;              // determinism test: invert simultaneous-event order
+  const std::atomic<bool>* stop = nullptr;  // set asynchronously to stop early
+  std::function<void(size_t done, size_t total)> progress;  // called now and then
+};
+
+struct SimulationResult {
+  bool completed = false;
+  uint64_t fingerprint = 0;
+  uint64_t events = 0;
+  uint64_t passes = 0;
+  SimTime end_time;
+};
+
+class Simulation final : private SchedContext {
+ public:
+  Simulation(const Cluster& cluster, const Trace& trace, Policy& policy, const Allocator& allocator,
+             SimulationOptions options = {});
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  SimulationResult run();
+  [[nodiscard]] const std::vector<JobOutcome>& outcomes() const { return out_; }
+  [[nodiscard]] const Trace& trace() const { return *trace_; }
+
+ private:
+  // SchedContext
+  [[nodiscard]] SimTime now() const override { return now_; }
+  [[nodiscard]] const Cluster& cluster() const override { return *cluster_; }
+  [[nodiscard]] const ClusterState& state() const override { return state_; }
+  [[nodiscard]] const std::vector<int>& pending() const override { return pending_; }
+  [[nodiscard]] std::vector<int> running() const override;
+  [[nodiscard]] const Job& job(int j) const override { return trace_->jobs[j]; }
+  [[nodiscard]] const JobShape& shape(int j) const override { return out_[j].shape; }
+  [[nodiscard]] const std::vector<int>& node_order(int j) const override;
+  [[nodiscard]] const Allocation& allocation(int j) const override { return out_[j].alloc; }
+  [[nodiscard]] SimTime expected_end(int j) const override;
+  [[nodiscard]] const Allocator& allocator() const override { return *allocator_; }
+  void start(int j, const Allocation& a, StartedBy by) override;
+  void reserve(int j, SimTime planned) override;
+
+  void push(SimTime t, Phase p, EventKind k, int64_t subject, uint64_t token = 0);
+  void request_pass();
+  void on_submit(int j);
+  void on_eligible(int j);
+  void on_end(int j);
+
+  const Cluster* cluster_;
+  const Trace* trace_;
+  Policy* policy_;
+  const Allocator* allocator_;
+  SimulationOptions opt_;
+  EventQueue queue_;
+  ClusterState state_;
+  std::vector<JobOutcome> out_;
+  std::vector<int> pending_;
+  std::vector<uint8_t> is_running_;
+  std::vector<int> running_;
+  std::vector<std::vector<int>> partition_order_;
+  std::vector<int> started_this_pass_;
+  Fingerprint fp_;
+  SimTime now_;
+  SimTime pass_pending_at_ = SimTime::us(-1);
+  size_t finished_ = 0;
+  uint64_t passes_ = 0;
+};
+
+}  // namespace gcsim

@@ -1,0 +1,187 @@
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "sim/core/input_file.hpp"
+#include "sim/workload/sbatch_options.hpp"
+#include "sim/workload/trace_readers.hpp"
+
+namespace gcsim {
+
+namespace {
+
+struct CsvField {
+  std::string text;
+  int line = 0;
+  int col = 0;       // column of the field's first character (the quote, if quoted)
+  bool quoted = false;
+};
+
+// RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines.
+// Returns false (and reports) on an unterminated quote.
+bool read_csv(const std::string& text, const std::string& path, std::vector<std::vector<CsvField>>& rows,
+              Diagnostics& errs) {
+  size_t i = 0;
+  int line = 1, col = 1;
+  const size_t n = text.size();
+  while (i < n) {
+    std::vector<CsvField> row;
+    while (true) {
+      CsvField f;
+      f.line = line;
+      f.col = col;
+      if (i < n && text[i] == '"') {
+        f.quoted = true;
+        ++i;
+        ++col;
+        bool closed = false;
+        while (i < n) {
+          if (text[i] == '"') {
+            if (i + 1 < n && text[i + 1] == '"') {
+              f.text.push_back('"');
+              i += 2;
+              col += 2;
+              continue;
+            }
+            ++i;
+            ++col;
+            closed = true;
+            break;
+          }
+          if (text[i] == '\n') {
+            ++line;
+            col = 1;
+          } else {
+            ++col;
+          }
+          f.text.push_back(text[i++]);
+        }
+        if (!closed) {
+          errs.error({path, f.line, f.col}, "unterminated quoted field");
+          return false;
+        }
+        // Anything between the closing quote and the separator is an error.
+        size_t j = i;
+        while (j < n && text[j] != ',' && text[j] != '\n' && text[j] != '\r') ++j;
+        if (j > i) errs.error({path, line, col}, "unexpected text after a quoted field");
+        col += static_cast<int>(j - i);
+        i = j;
+      } else {
+        while (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
+          f.text.push_back(text[i++]);
+          ++col;
+        }
+      }
+      row.push_back(std::move(f));
+      if (i < n && text[i] == ',') {
+        ++i;
+        ++col;
+        continue;
+      }
+      break;
+    }
+    if (i < n && text[i] == '\r') ++i;
+    if (i < n && text[i] == '\n') ++i;
+    ++line;
+    col = 1;
+    // Skip blank lines.
+    if (!(row.size() == 1 && !row[0].quoted && trim(row[0].text).empty())) rows.push_back(std::move(row));
+  }
+  return true;
+}
+
+std::optional<double> parse_seconds(std::string_view s) {
+  s = trim(s);
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagnostics& diags) {
+  (void)diags;
+  Trace t;
+  t.path = path;
+  t.format = "sbatch-csv";
+  Diagnostics errs;
+  std::vector<std::vector<CsvField>> rows;
+  if (!read_csv(text, path, rows, errs)) errs.throw_if_errors();
+  if (rows.empty()) throw InputError(SourceLoc{path, 1, 1}, "empty sbatch trace: expected a header 'name,submit,duration,args'");
+
+  static const std::vector<std::string> kKnown = {"name", "submit", "duration", "args", "user", "account", "partition"};
+  std::map<std::string, size_t> col;
+  for (size_t c = 0; c < rows[0].size(); ++c) {
+    const std::string h = to_lower(trim(rows[0][c].text));
+    if (std::find(kKnown.begin(), kKnown.end(), h) == kKnown.end()) {
+      errs.error({path, rows[0][c].line, rows[0][c].col},
+                 "unknown column '" + std::string(trim(rows[0][c].text)) +
+                     "' (expected name, submit, duration, args, user, account, partition)");
+      continue;
+    }
+    if (col.count(h)) {
+      errs.error({path, rows[0][c].line, rows[0][c].col}, "duplicate column '" + h + "'");
+      continue;
+    }
+    col[h] = c;
+  }
+  for (const char* req : {"name", "submit", "duration", "args"})
+    if (!col.count(req)) errs.error({path, 1, 1}, std::string("missing required column '") + req + "'");
+  errs.throw_if_errors();
+
+  std::set<std::string> names;
+  for (size_t r = 1; r < rows.size() && !errs.full(); ++r) {
+    const auto& row = rows[r];
+    const int line = row[0].line;
+    if (row.size() != rows[0].size()) {
+      errs.error({path, line, 1}, "expected " + std::to_string(rows[0].size()) + " fields, found " +
+                                      std::to_string(row.size()));
+      continue;
+    }
+    auto field = [&](const char* name) -> const CsvField* {
+      auto it = col.find(name);
+      return it == col.end() ? nullptr : &row[it->second];
+    };
+    Job j;
+    j.source_line = line;
+    j.name = std::string(trim(field("name")->text));
+    if (j.name.empty()) errs.error({path, line, field("name")->col}, "empty job name");
+    if (!j.name.empty() && !names.insert(j.name).second)
+      errs.error({path, line, field("name")->col}, "duplicate job name '" + j.name + "'");
+    const auto submit = parse_seconds(field("submit")->text);
+    if (!submit)
+      errs.error({path, line, field("submit")->col},
+                 "invalid submit time '" + field("submit")->text + "': expected non-negative seconds");
+    const auto duration = parse_seconds(field("duration")->text);
+    if (!duration)
+      errs.error({path, line, field("duration")->col},
+                 "invalid duration '" + field("duration")->text + "': expected non-negative seconds");
+    const CsvField* args = field("args");
+    // Point option errors at the option itself: columns inside the quotes.
+    SourceLoc loc{path, args->line, args->col + (args->quoted ? 1 : 0)};
+    parse_sbatch_options(args->text, loc, j.req, errs);
+    if (submit) j.submit = SimTime::from_seconds_ceil(*submit);
+    if (duration) j.duration = SimTime::from_seconds_ceil(*duration);
+    if (const auto* u = field("user")) j.user = std::string(trim(u->text));
+    if (const auto* a = field("account")) j.account = std::string(trim(a->text));
+    if (j.account.empty()) j.account = j.req.account;
+    if (const auto* p = field("partition")) j.partition = std::string(trim(p->text));
+    if (j.partition.empty()) j.partition = j.req.partition;
+    t.jobs.push_back(std::move(j));
+  }
+  errs.throw_if_errors();
+  if (t.jobs.empty()) throw InputError(SourceLoc{path, 2, 1}, "no jobs in sbatch trace");
+  // Slurm numbers jobs in submission order; ties keep file order (as the oracle submits).
+  std::stable_sort(t.jobs.begin(), t.jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  for (size_t k = 0; k < t.jobs.size(); ++k) t.jobs[k].id = JobId(static_cast<int64_t>(k) + 1);
+  return t;
+}
+
+Trace read_sbatch_trace(const std::string& path, Diagnostics& diags) {
+  return parse_sbatch_trace(read_input_file(path), path, diags);
+}
+
+}  // namespace gcsim

@@ -1,0 +1,27 @@
+// Trace readers for the foundation formats:
+//  - SWF, the Parallel Workloads Archive's Standard Workload Format (18 fields,
+//    `; Key: value` header comments, -1 for unknown);
+//  - the sbatch-trace CSV (`name,submit,duration,args[,user,account,partition]`), where
+//    `args` holds sbatch options parsed exactly as sbatch would.
+// Every problem is `file:line:col: error: ...`; several are collected, then
+// InputError is thrown. Warnings (skipped records) go to `diags`.
+#pragma once
+
+#include <string>
+
+#include "sim/core/diagnostics.hpp"
+#include "sim/workload/job.hpp"
+
+namespace gcsim {
+
+[[nodiscard]] Trace read_swf(const std::string& path, Diagnostics& diags);
+[[nodiscard]] Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& diags);
+
+[[nodiscard]] Trace read_sbatch_trace(const std::string& path, Diagnostics& diags);
+[[nodiscard]] Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagnostics& diags);
+
+/// Picks the reader from the file name (`.swf`, `.swf.gz`, `.csv`, `.csv.gz`) or, failing
+/// that, from the content. Throws InputError for an unknown format.
+[[nodiscard]] Trace read_trace(const std::string& path, Diagnostics& diags);
+
+}  // namespace gcsim
