@@ -44,15 +44,30 @@ static std::string gunzip(const std::string& path, const std::string& raw) {
     if (zs.avail_in == 0 && zs.avail_out != 0) break;
   }
   inflateEnd(&zs);
-  if (rc != Z_STREAM_END)
-    throw InputError(SourceLoc{path, 0, 0}, "corrupt or truncated gzip data (zlib code " + std::to_string(rc) + ")");
+  if (rc == Z_OK || rc == Z_BUF_ERROR)
+    throw InputError(SourceLoc{path, 0, 0}, "truncated gzip data after " + std::to_string(out.size()) + " bytes");
+  if (rc != Z_STREAM_END) throw InputError(SourceLoc{path, 0, 0}, "corrupt gzip data");
   return out;
 }
 
 std::string read_input_file(const std::string& path) {
   std::string raw = read_raw(path);
   if (raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f && static_cast<unsigned char>(raw[1]) == 0x8b)
-    return gunzip(path, raw);
+    raw = gunzip(path, raw);
+  // Every input gcsim reads is text: a NUL byte means a binary file was given.
+  const size_t nul = raw.find('\0');
+  if (nul != std::string::npos) {
+    int line = 1, col = 1;
+    for (size_t i = 0; i < nul; ++i) {
+      if (raw[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw InputError(SourceLoc{path, line, col}, "binary data (NUL byte) in a text input");
+  }
   return raw;
 }
 

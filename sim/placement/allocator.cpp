@@ -82,8 +82,15 @@ std::optional<NodeAlloc> take_on_node_linear(const JobShape& shape, const Cluste
   return na;
 }
 
+bool totals_allow(const JobShape& shape, const ClusterState& state) {
+  const int tpc = state.max_threads_per_core();
+  const int64_t cores = (shape.requested_cpus() + tpc - 1) / tpc;
+  return state.free_cores_total() >= cores && state.free_gpus_total() >= shape.requested_gpus();
+}
+
 std::optional<Allocation> LinearAllocator::allocate(const JobShape& shape, const ClusterState& state,
                                                     const std::vector<int>& node_order) const {
+  if (!totals_allow(shape, state)) return std::nullopt;
   Allocation a;
   if (shape.fixed_nodes) {
     // Exactly nodes_min nodes; tasks and per-job GPUs spread evenly (block).

@@ -32,6 +32,10 @@ class Allocator {
 /// How many of the shape's tasks (each with gpus_per_task GPUs) node `node` can take now.
 [[nodiscard]] int max_tasks_on_node(const JobShape& shape, const ClusterState& state, int node);
 
+/// A necessary condition, in O(1): the cluster-wide free cores and GPUs could hold
+/// the shape. Lets a scheduler skip node-by-node searches that cannot succeed.
+[[nodiscard]] bool totals_allow(const JobShape& shape, const ClusterState& state);
+
 class LinearAllocator final : public Allocator {
  public:
   [[nodiscard]] std::string name() const override { return "linear"; }

@@ -1,5 +1,6 @@
 #include "sim/placement/node_state.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace gcsim {
@@ -33,6 +34,7 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
     s.free_gpus = g;
     free_cores_total_ += s.free_cores;
     free_gpus_total_ += g;
+    max_tpc_ = std::max(max_tpc_, t.threads_per_core);
   }
 }
 

@@ -47,6 +47,7 @@ class ClusterState {
   [[nodiscard]] bool idle(int i) const { return nodes_[i].jobs == 0; }
   [[nodiscard]] int64_t free_cores_total() const { return free_cores_total_; }
   [[nodiscard]] int64_t free_gpus_total() const { return free_gpus_total_; }
+  [[nodiscard]] int max_threads_per_core() const { return max_tpc_; }
 
   /// Takes the allocation's resources. The caller guarantees they are free
   /// (checked in debug builds; a violation is a bug, reported by exception).
@@ -60,6 +61,7 @@ class ClusterState {
   std::vector<NodeState> nodes_;
   int64_t free_cores_total_ = 0;
   int64_t free_gpus_total_ = 0;
+  int max_tpc_ = 1;
 };
 
 /// Slurm's bit_fmt: sorted ids, runs of two or more written `a-b` ("0-3,8,10-11").

@@ -35,68 +35,79 @@ void Simulation::request_pass() {
   push(now_, Phase::kSchedule, EventKind::kSchedPass, -1);
 }
 
-SimulationResult Simulation::run() {
-  SimulationResult res;
+void Simulation::prime() {
+  if (primed_) return;
+  primed_ = true;
   queue_.reserve(trace_->jobs.size() * 2 + 16);
+  empty_ = std::make_unique<ClusterState>(*cluster_);
   for (size_t j = 0; j < trace_->jobs.size(); ++j)
     push(trace_->jobs[j].submit, Phase::kArrival, EventKind::kJobSubmit, static_cast<int64_t>(j));
-  const ClusterState empty(*cluster_);
+}
+
+void Simulation::process(const Event& e) {
+  now_ = e.time;
+  ++events_;
+  fp_.add(static_cast<uint64_t>(e.time.count_us()));
+  fp_.add(static_cast<uint64_t>(e.kind) << 56 | static_cast<uint64_t>(e.subject + 1));
+  switch (e.kind) {
+    case EventKind::kJobSubmit: {
+      const int j = static_cast<int>(e.subject);
+      std::string why;
+      auto shape = make_job_shape(trace_->jobs[j], *cluster_, &why);
+      if (shape) {
+        out_[j].shape = *shape;
+        // A job no node set can ever hold is rejected at submission, as sbatch does.
+        if (!allocator_->allocate(*shape, *empty_, partition_order_[shape->partition]))
+          why = "requested node configuration is not available";
+      }
+      if (!shape || !why.empty()) {
+        out_[j].status = JobStatus::kRejected;
+        out_[j].reject_reason = why;
+        ++finished_;
+        break;
+      }
+      on_submit(j);
+      break;
+    }
+    case EventKind::kJobEligible: on_eligible(static_cast<int>(e.subject)); break;
+    case EventKind::kJobEnd: on_end(static_cast<int>(e.subject)); break;
+    case EventKind::kSchedPass: schedule_once(); break;
+    case EventKind::kSample: break;
+  }
+}
+
+void Simulation::schedule_once() {
+  ++passes_;
+  started_this_pass_.clear();
+  policy_->schedule(*this);
+  if (!started_this_pass_.empty()) {
+    std::vector<uint8_t> started(out_.size(), 0);
+    for (int j : started_this_pass_) started[j] = 1;
+    std::erase_if(pending_, [&](int j) { return started[j] != 0; });
+  }
+}
+
+void Simulation::advance_to(SimTime t) {
+  prime();
+  while (!queue_.empty() && queue_.top().time <= t) process(queue_.pop());
+}
+
+SimulationResult Simulation::run() {
+  prime();
+  SimulationResult res;
   const size_t total = trace_->jobs.size();
-  uint64_t events = 0;
+  res.completed = true;
   while (!queue_.empty()) {
     if (opt_.stop && opt_.stop->load(std::memory_order_relaxed)) {
       res.completed = false;
-      res.fingerprint = fp_.value();
-      res.events = events;
-      res.passes = passes_;
-      res.end_time = now_;
-      return res;
+      break;
     }
-    const Event e = queue_.pop();
-    now_ = e.time;
-    ++events;
-    fp_.add(static_cast<uint64_t>(e.time.count_us()));
-    fp_.add(static_cast<uint64_t>(e.kind) << 56 | static_cast<uint64_t>(e.subject + 1));
-    switch (e.kind) {
-      case EventKind::kJobSubmit: {
-        const int j = static_cast<int>(e.subject);
-        std::string why;
-        auto shape = make_job_shape(trace_->jobs[j], *cluster_, &why);
-        if (shape) {
-          out_[j].shape = *shape;
-          if (!allocator_->allocate(*shape, empty, partition_order_[shape->partition]))
-            why = "requested node configuration is not available";
-        }
-        if (!shape || !why.empty()) {
-          out_[j].status = JobStatus::kRejected;
-          out_[j].reject_reason = why;
-          ++finished_;
-          break;
-        }
-        on_submit(j);
-        break;
-      }
-      case EventKind::kJobEligible: on_eligible(static_cast<int>(e.subject)); break;
-      case EventKind::kJobEnd: on_end(static_cast<int>(e.subject)); break;
-      case EventKind::kSchedPass: {
-        ++passes_;
-        started_this_pass_.clear();
-        policy_->schedule(*this);
-        if (!started_this_pass_.empty()) {
-          std::vector<uint8_t> started(out_.size(), 0);
-          for (int j : started_this_pass_) started[j] = 1;
-          std::erase_if(pending_, [&](int j) { return started[j] != 0; });
-        }
-        break;
-      }
-      case EventKind::kSample: break;
-    }
-    if (opt_.progress && (events & 0x3fff) == 0) opt_.progress(finished_, total);
+    process(queue_.pop());
+    if (opt_.progress && (events_ & 0x3fff) == 0) opt_.progress(finished_, total);
   }
-  if (opt_.progress) opt_.progress(finished_, total);
-  res.completed = true;
+  if (opt_.progress && res.completed) opt_.progress(finished_, total);
   res.fingerprint = fp_.value();
-  res.events = events;
+  res.events = events_;
   res.passes = passes_;
   res.end_time = now_;
   return res;

@@ -53,6 +53,10 @@ class Simulation final : private SchedContext {
   Simulation& operator=(const Simulation&) = delete;
 
   SimulationResult run();
+  /// Processes every event up to and including time `t` (benchmarks, tests).
+  void advance_to(SimTime t);
+  /// Runs one extra scheduling pass on the current state (benchmarks, tests).
+  void schedule_once();
   [[nodiscard]] const std::vector<JobOutcome>& outcomes() const { return out_; }
   [[nodiscard]] const Trace& trace() const { return *trace_; }
 
@@ -72,6 +76,8 @@ class Simulation final : private SchedContext {
   void start(int j, const Allocation& a, StartedBy by) override;
   void reserve(int j, SimTime planned) override;
 
+  void prime();
+  void process(const Event& e);
   void push(SimTime t, Phase p, EventKind k, int64_t subject, uint64_t token = 0);
   void request_pass();
   void on_submit(int j);
@@ -95,6 +101,9 @@ class Simulation final : private SchedContext {
   SimTime now_;
   SimTime pass_pending_at_ = SimTime::us(-1);
   size_t finished_ = 0;
+  uint64_t events_ = 0;
+  bool primed_ = false;
+  std::unique_ptr<ClusterState> empty_;
   uint64_t passes_ = 0;
 };
 

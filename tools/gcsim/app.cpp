@@ -16,6 +16,7 @@
 #include "sim/metrics/summary.hpp"
 #include "sim/placement/allocator.hpp"
 #include "sim/sched/simulation.hpp"
+#include "sim/workload/slurm_time.hpp"
 #include "sim/workload/trace_readers.hpp"
 
 namespace gcsim {
@@ -85,7 +86,7 @@ std::string fmt_duration(double s) {
 }
 
 struct RunArgs {
-  std::string cluster, trace, out = "runs/latest", policy = "easy";
+  std::string cluster, trace, out = "runs/latest", policy = "easy", start;
   uint64_t seed = 1;
   int nodes = 0, cores_per_node = 0;
   bool no_progress = false;
@@ -101,6 +102,14 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   }
   // Read and validate every input before touching the run directory.
   Trace trace = read_trace(a.trace, warnings);
+  if (!a.start.empty()) {
+    const auto t = slurm_time::parse_iso(a.start);
+    if (!t) {
+      std::cerr << "gcsim: error: invalid --start '" << a.start << "': expected YYYY-MM-DDTHH:MM:SS\n";
+      return kExitBadInput;
+    }
+    trace.unix_start = *t;
+  }
   Cluster cluster;
   bool inferred = false;
   if (a.cluster.empty()) {
@@ -145,7 +154,8 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
       if (sim.outcomes()[j].status == JobStatus::kRejected)
         rej += std::to_string(trace.jobs[j].id.value) + "|" + trace.jobs[j].name + "|" +
                sim.outcomes()[j].reject_reason + "\n";
-    if (!rej.empty()) write_file_atomic(a.out, "rejected.txt", "JobID|JobName|Reason\n" + rej);
+    // Always written, so a rerun into the same directory never leaves a stale list.
+    write_file_atomic(a.out, "rejected.txt", "JobID|JobName|Reason\n" + rej);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.result = res;
@@ -190,6 +200,8 @@ int run_cli(const std::vector<std::string>& args) {
   run->add_option("--seed", ra.seed, "master seed of the named random streams")->capture_default_str();
   run->add_option("--nodes", ra.nodes, "with an SWF trace and no --cluster: number of nodes to infer");
   run->add_option("--cores-per-node", ra.cores_per_node, "with an SWF trace and no --cluster: cores per node");
+  run->add_option("--start", ra.start,
+                  "wall-clock time of the trace's t=0 for sacct timestamps (default: the trace's own, else 1970)");
   run->add_flag("--no-progress", ra.no_progress, "never draw the progress bar");
 
   std::string sinfo_cluster;

@@ -1,0 +1,84 @@
+// The invalid-input corpus: each file in tests/inputs/invalid/trace has a sibling
+// `.expected` with the exact diagnostics; gcsim must print them, exit 2, and leave
+// no jobs.sacct behind.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/unit/test_paths.hpp"
+
+namespace fs = std::filesystem;
+using gcsim::test::src;
+
+namespace {
+
+struct Proc {
+  int status = -1;
+  std::string output;
+};
+
+Proc run_shell(const std::string& cmd) {
+  Proc p;
+  FILE* f = ::popen(cmd.c_str(), "r");
+  REQUIRE(f != nullptr);
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) p.output.append(buf.data(), n);
+  const int st = ::pclose(f);
+  p.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return p;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("invalid trace corpus: exact diagnostics, exit 2, no output", "[invalid]") {
+  const fs::path dir = src("tests/inputs/invalid/trace");
+  int n = 0;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() != ".expected") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& in : files) {
+    DYNAMIC_SECTION(in.filename().string()) {
+      const fs::path out = fs::temp_directory_path() / ("gcsim-invalid-" + in.filename().string());
+      fs::remove_all(out);
+      const std::string rel = "tests/inputs/invalid/trace/" + in.filename().string();
+      const Proc p = run_shell("cd '" + std::string(GCSIM_SOURCE_DIR) + "' && '" + gcsim::test::gcsim_binary() +
+                               "' run --no-progress --cluster configs/dgx-a100-pod.yaml --trace " + rel + " --out '" +
+                               out.string() + "' 2>&1");
+      CHECK(p.status == 2);
+      CHECK(p.output == slurp(in.string() + ".expected"));
+      CHECK_FALSE(fs::exists(out / "jobs.sacct"));
+      CHECK_FALSE(fs::exists(out / "manifest.json"));
+      fs::remove_all(out);
+    }
+    ++n;
+  }
+  CHECK(n >= 12);
+}
+
+TEST_CASE("usage errors exit 2", "[invalid][cli]") {
+  const std::string bin = "'" + gcsim::test::gcsim_binary() + "'";
+  CHECK(run_shell(bin + " run 2>&1").status == 2);  // --trace is required
+  CHECK(run_shell(bin + " run --trace traces/philly-d07-d21.csv --policy nosuch 2>&1").status == 2);
+  CHECK(run_shell(bin + " frobnicate 2>&1").status == 2);
+  const Proc missing = run_shell(bin + " run --trace /nonexistent.swf --out /tmp/gcsim-x 2>&1");
+  CHECK(missing.status == 2);
+  CHECK(missing.output == "/nonexistent.swf: error: cannot open file: No such file or directory\n");
+  const Proc help = run_shell(bin + " run --help");
+  CHECK(help.status == 0);
+  CHECK(help.output.find("--trace") != std::string::npos);
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Sets gcsim up on a Debian 12 machine and runs it:
+#   tools/bootstrap.sh run    install missing packages, build, simulate the bundled default
+#   tools/bootstrap.sh test   install missing packages, build, run the whole test suite
+# Installs only the Debian packages that are missing, as root or through sudo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode="${1:-run}"
+case "$mode" in run|test|build) ;; *) echo "usage: $0 run|test|build" >&2; exit 2 ;; esac
+
+packages=(cmake ninja-build g++ pkg-config git zlib1g-dev libyaml-cpp-dev libcli11-dev catch2
+          libbenchmark-dev libboost-graph-dev libeigen3-dev libhwloc-dev libnuma-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing missing packages: ${missing[*]}" >&2
+  if [[ $(id -u) -eq 0 ]]; then
+    as_root=()
+  elif command -v sudo >/dev/null; then
+    as_root=(sudo)
+  else
+    echo "bootstrap: need root or sudo to install: ${missing[*]}" >&2
+    exit 1
+  fi
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$jobs"
+
+case "$mode" in
+  run)
+    # The bundled default: a 32-node DGX A100 pod running two weeks of real
+    # Microsoft Philly multi-GPU jobs (traces/README.md) under EASY backfill.
+    ./build/gcsim run --cluster configs/dgx-a100-pod.yaml --trace traces/philly-d07-d21.csv \
+      --start 2017-09-25T05:25:35 --policy easy --out runs/default
+    ;;
+  test)
+    ctest --test-dir build --output-on-failure -j "$jobs"
+    ;;
+esac
