@@ -14,6 +14,7 @@
 // Each bad option produces exactly one error (the separate value of an unknown
 // option is skipped with it); an unknown long option close to a known one
 // additionally gets a "did you mean" note.
+#include "sim/core/input_file.hpp"
 #include "sim/workload/sbatch_options.hpp"
 
 #include <algorithm>
@@ -154,20 +155,6 @@ bool split_words(std::string_view s, std::vector<Word>& out, std::string& error,
   const auto v = parse_uint(s, INT_MAX);
   if (!v || *v < 1) return std::nullopt;
   return static_cast<int>(*v);
-}
-
-[[nodiscard]] std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (;;) {
-    const size_t pos = s.find(sep, start);
-    if (pos == std::string_view::npos) {
-      out.push_back(s.substr(start));
-      return out;
-    }
-    out.push_back(s.substr(start, pos - start));
-    start = pos + 1;
-  }
 }
 
 /// Splits a binding list the way Slurm does: a comma followed by a digit belongs

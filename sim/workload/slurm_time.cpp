@@ -2,6 +2,7 @@
 // the separators of the form only; no signs, no blanks) and returns std::nullopt
 // rather than guessing. Calendar arithmetic is done by hand on the proleptic
 // Gregorian calendar so results never depend on the host's time zone or libc.
+#include "sim/core/input_file.hpp"
 #include "sim/workload/slurm_time.hpp"
 
 #include <array>
@@ -40,22 +41,6 @@ constexpr int64_t kMaxSeconds = SimTime::infinite().count_us() / SimTime::kPerSe
     v = v * 10 + (c - '0');
   }
   return v;
-}
-
-/// Splits on `sep`, keeping empty fields (so "1::2" yields an empty middle field
-/// that parse_digits then rejects).
-[[nodiscard]] std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (;;) {
-    const size_t pos = s.find(sep, start);
-    if (pos == std::string_view::npos) {
-      out.push_back(s.substr(start));
-      return out;
-    }
-    out.push_back(s.substr(start, pos - start));
-    start = pos + 1;
-  }
 }
 
 /// Sum of fields (days, hours, minutes, seconds) in seconds, or nullopt when the

@@ -23,6 +23,7 @@
 #include "tools/gcsim/app.hpp"
 
 using namespace gcsim;
+using gcsim::test::slurp;
 using gcsim::test::src;
 namespace fs = std::filesystem;
 
@@ -78,12 +79,6 @@ std::string golden_text(const RunOut& r) {
   return std::string("event_fingerprint ") + fp + "\njobs.sacct sha256 " + sha256_hex(r.sacct) + "\n" + r.summary;
 }
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 

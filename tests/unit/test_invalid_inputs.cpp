@@ -14,6 +14,7 @@
 #include "tests/unit/test_paths.hpp"
 
 namespace fs = std::filesystem;
+using gcsim::test::slurp;
 using gcsim::test::src;
 
 namespace {
@@ -35,12 +36,6 @@ Proc run_shell(const std::string& cmd) {
   return p;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 
