@@ -19,6 +19,7 @@ struct GpuSpec {
   int64_t memory_bytes = 0;
   int numa = 0;              // NUMA domain index within the node (0-based)
   int pcie_switch = -1;      // index into NodeTemplate::pcie_switches, -1 = on the root port
+  std::string bus_id;        // PCI bus id when known ("0000:07:00.0")
 };
 
 struct NicSpec {
@@ -26,6 +27,7 @@ struct NicSpec {
   double bandwidth_bps = 0;  // line rate, bits per second
   int numa = 0;
   int pcie_switch = -1;
+  std::string bus_id;
 };
 
 struct PcieSwitchSpec {
@@ -33,6 +35,8 @@ struct PcieSwitchSpec {
   int numa = 0;              // the NUMA domain whose root port it hangs off
   int gen = 4;               // PCIe generation of the uplink
   int width = 16;            // lanes of the uplink
+  int parent = -1;           // upstream switch (index into pcie_switches), -1 = root port
+  int host_bridge = -1;      // root complex / host bridge id within its NUMA domain, -1 = unknown
 };
 
 enum class NvlinkKind { kNone, kNvswitch, kPairs };
@@ -59,6 +63,9 @@ struct NodeTemplate {
   std::vector<PcieSwitchSpec> pcie_switches;
   NvlinkSpec nvlink;
   std::vector<NicSpec> nics;
+  /// OS PU (hwloc physical) index of each abstract CPU (core * threads_per_core + thread),
+  /// when imported from a real machine; empty = identity.
+  std::vector<int> cpu_os_ids;
 
   [[nodiscard]] int total_sockets() const { return boards * sockets; }
   [[nodiscard]] int numa_domains() const { return total_sockets() * numa_per_socket; }

@@ -1,0 +1,1 @@
+// The placement library (see placement.hpp).
