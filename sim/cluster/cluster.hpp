@@ -37,6 +37,13 @@ struct PcieSwitchSpec {
   int width = 16;            // lanes of the uplink
   int parent = -1;           // upstream switch (index into pcie_switches), -1 = root port
   int host_bridge = -1;      // root complex / host bridge id within its NUMA domain, -1 = unknown
+  /// Bridge levels the switch shows the OS between its uplink and the devices on it
+  /// (added for the topology graph): 1 = one switch, two devices on it are PIX; 2 = an
+  /// upstream switch over one internal switch per device, as Broadcom PEX88xxx (Gen4) and
+  /// PEX89xxx (Gen5) parts present themselves (DGX A100/H100: devices on it are PXB).
+  /// 0 = not known: 2 for gen >= 4, else 1. Importers that write the real bridge tree
+  /// (one PcieSwitchSpec per level, linked by `parent`) set 1.
+  int levels = 0;
 };
 
 enum class NvlinkKind { kNone, kNvswitch, kPairs };
@@ -95,6 +102,9 @@ struct Partition {
   SimTime max_time = SimTime::infinite();
   std::optional<SimTime> default_time;
   int priority_tier = 1;
+  /// Every other key of a PartitionName line, as written in slurm.conf (OverSubscribe,
+  /// DefMemPerCPU, MaxNodes, State, ...), for the policies; empty for YAML clusters.
+  std::map<std::string, std::string> params;
 };
 
 /// Inter-node network: a two-level fat-tree (leaves of `nodes_per_leaf`) or an
@@ -125,6 +135,9 @@ struct Cluster {
   NetworkSpec network;
   std::optional<int64_t> def_mem_per_cpu_mb;  // cluster-wide DefMemPerCPU
   std::optional<int64_t> def_mem_per_gpu_mb;  // cluster-wide DefMemPerGPU
+  /// Cluster-wide slurm.conf keys gcsim keeps for the policies (SchedulerType,
+  /// SchedulerParameters, PriorityWeight*, SelectTypeParameters, ...); empty for YAML clusters.
+  std::map<std::string, std::string> slurm_params;
 
   [[nodiscard]] const NodeTemplate& tmpl(int node) const { return templates[nodes[node].template_index]; }
   /// Index of the default partition, or the first one, or -1 when there are none.

@@ -88,7 +88,7 @@ bool totals_allow(const JobShape& shape, const ClusterState& state) {
   return state.free_cores_total() >= cores && state.free_gpus_total() >= shape.requested_gpus();
 }
 
-std::optional<Allocation> LinearAllocator::allocate(const JobShape& shape, const ClusterState& state,
+std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, const ClusterState& state,
                                                     const std::vector<int>& node_order) const {
   if (!totals_allow(shape, state)) return std::nullopt;
   Allocation a;
@@ -122,7 +122,7 @@ std::optional<Allocation> LinearAllocator::allocate(const JobShape& shape, const
         if (used[i]) continue;
         if (i > 0 && !used[i - 1] && needs[i].tasks == needs[i - 1].tasks && needs[i].gpus == needs[i - 1].gpus)
           continue;  // same need as one already tried on this node
-        auto na = take_on_node_linear(shape, state, node, needs[i].tasks, needs[i].gpus);
+        auto na = take_on_node(shape, state, node, needs[i].tasks, needs[i].gpus);
         if (na) {
           a.nodes.push_back(std::move(*na));
           used[i] = true;
@@ -149,7 +149,7 @@ std::optional<Allocation> LinearAllocator::allocate(const JobShape& shape, const
         // Keep a task for each further node the remaining GPUs will need.
         if (tasks_left - k == 0 && gpus_left - g > 0) continue;
       }
-      auto na = take_on_node_linear(shape, state, node, k, g);
+      auto na = take_on_node(shape, state, node, k, g);
       if (!na) continue;
       tasks_left -= k;
       gpus_left -= g;

@@ -36,11 +36,26 @@ class Allocator {
 /// the shape. Lets a scheduler skip node-by-node searches that cannot succeed.
 [[nodiscard]] bool totals_allow(const JobShape& shape, const ClusterState& state);
 
-class LinearAllocator final : public Allocator {
+/// Chooses nodes in preference order (fixed node counts spread tasks evenly, free
+/// counts pack tasks onto as few nodes as possible) and asks `take_on_node` what to
+/// hold on each. Placement policies override only the per-node choice.
+class NodeLoopAllocator : public Allocator {
+ public:
+  [[nodiscard]] std::optional<Allocation> allocate(const JobShape& shape, const ClusterState& state,
+                                                   const std::vector<int>& node_order) const final;
+  /// What `tasks` tasks with `gpus` GPUs hold on `node`, or std::nullopt.
+  [[nodiscard]] virtual std::optional<NodeAlloc> take_on_node(const JobShape& shape, const ClusterState& state,
+                                                              int node, int tasks, int gpus) const = 0;
+};
+
+/// The baseline: lowest free core ids and GPU indices, no affinity.
+class LinearAllocator final : public NodeLoopAllocator {
  public:
   [[nodiscard]] std::string name() const override { return "linear"; }
-  [[nodiscard]] std::optional<Allocation> allocate(const JobShape& shape, const ClusterState& state,
-                                                   const std::vector<int>& node_order) const override;
+  [[nodiscard]] std::optional<NodeAlloc> take_on_node(const JobShape& shape, const ClusterState& state, int node,
+                                                      int tasks, int gpus) const override {
+    return take_on_node_linear(shape, state, node, tasks, gpus);
+  }
 };
 
 }  // namespace gcsim

@@ -46,6 +46,10 @@ std::optional<JobShape> make_job_shape(const Job& job, const Cluster& cluster, s
   s.cpus_per_task = r.cpus_per_task.value_or(1);
   s.cpus_per_gpu = r.cpus_per_gpu.value_or(0);
   s.tasks_per_node = r.ntasks_per_node.value_or(0);
+  s.enforce_binding = r.gres_flags == "enforce-binding";
+  s.cpu_bind = r.cpu_bind;
+  s.gpu_bind = r.gpu_bind;
+  s.distribution = r.distribution;
   // --exclusive=user|mcs share nodes with the same user or MCS label; only the bare
   // flag (and =topo) asks for whole nodes.
   s.exclusive = r.exclusive && (r.exclusive_mode.empty() || r.exclusive_mode == "topo");

@@ -31,6 +31,10 @@ struct JobShape {
   int64_t mem_per_gpu_mb = -1;
   bool mem_whole_node = false;   // --mem=0
   bool exclusive = false;
+  bool enforce_binding = false;  // --gres-flags=enforce-binding
+  std::string cpu_bind;          // --cpu-bind, verbatim
+  std::string gpu_bind;          // --gpu-bind, verbatim
+  std::string distribution;      // -m, verbatim ("block:cyclic")
   SimTime time_limit = SimTime::infinite();
 
   /// Total GPUs the job asks for (for ReqTRES).

@@ -12,9 +12,17 @@ namespace gcsim {
 
 /// What one job holds on one node. Core ids are Slurm's abstract core numbers;
 /// CPU ids (threads) are core * threads_per_core + thread.
+/// One task's binding on its node, as task/affinity and --gpu-bind would set it.
+struct TaskBinding {
+  std::vector<int> cores;  // Slurm abstract core ids
+  std::vector<int> gpus;   // GPU indices on the node the task may use
+  int mem_numa = -1;       // NUMA domain of its memory (--mem-bind=local)
+};
+
 struct NodeAlloc {
   int node = -1;
   int tasks = 0;
+  std::vector<TaskBinding> bindings;  // per task, when the allocator computed them
   std::vector<int> cores;  // sorted
   std::vector<int> gpus;   // sorted GPU indices on the node
   int64_t mem_mb = 0;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 
+#include "models/placement/placement.hpp"
 #include "models/sched/registry.hpp"
 #include "sim/cluster/cluster_yaml.hpp"
 #include "sim/core/input_file.hpp"
@@ -57,9 +58,10 @@ struct RunOut {
   std::vector<JobOutcome> outcomes;
 };
 
-RunOut simulate(const Cluster& cluster, const Trace& trace, const std::string& policy, bool reverse = false) {
+RunOut simulate(const Cluster& cluster, const Trace& trace, const std::string& policy, bool reverse = false,
+                PlacementMode mode = PlacementMode::kSlurm) {
   auto p = make_policy(policy);
-  LinearAllocator alloc;
+  PlacementAllocator alloc(mode);
   SimulationOptions opt;
   opt.reverse_ties = reverse;
   Simulation sim(cluster, trace, *p, alloc, opt);
@@ -171,7 +173,7 @@ TEST_CASE("two simulations run side by side in one process", "[e2e][kernel]") {
   const Cluster c2 = cluster_for(cases()[0], t2);
   auto p1 = make_policy("easy");
   auto p2 = make_policy("fcfs");
-  LinearAllocator alloc;
+  PlacementAllocator alloc(PlacementMode::kSlurm);
   Simulation s1(c1, t1, *p1, alloc);
   Simulation s2(c2, t2, *p2, alloc);
   const auto r2 = s2.run();
@@ -211,4 +213,40 @@ TEST_CASE("an SWF run without --cluster infers the machine from the header", "[e
   // Times are ISO-8601 from the log's UnixStartTime (HPC2N starts in July 2002).
   CHECK(rows.front().f.at("Submit").rfind("2002-07-", 0) == 0);
   fs::remove_all(out);
+}
+
+TEST_CASE("jobs.sacct shows the cores and GPUs cons_tres chooses", "[e2e][placement]") {
+  Diagnostics d;
+  const Trace trace = read_trace(src("tests/data/sched/consres-2x8.csv"), d);
+  const Cluster cluster = load_cluster_yaml(src("tests/data/sched/consres-2x8.yaml"));
+  const auto rows = gcsim::test::parse_sacct(simulate(cluster, trace, "easy").sacct);
+  REQUIRE(rows.size() == 4);
+  // The allocations real Slurm made for these four jobs (slurm_internals.md 4.5).
+  CHECK(rows[0].f.at("CPU_IDs") == "g01:0-1");
+  CHECK(rows[0].f.at("GRES_IDX") == "g01:0");
+  CHECK(rows[1].f.at("CPU_IDs") == "g01:8-9");
+  CHECK(rows[1].f.at("GRES_IDX") == "g01:2");
+  CHECK(rows[2].f.at("CPU_IDs") == "g01:2-3,10-11");
+  CHECK(rows[2].f.at("GRES_IDX") == "g01:1,3");
+  CHECK(rows[3].f.at("CPU_IDs") == "g02:0-9");
+  CHECK(rows[3].f.at("GRES_IDX") == "g02:0");
+  // Unbound placement takes the lowest free ids instead.
+  const auto unbound = gcsim::test::parse_sacct(simulate(cluster, trace, "easy", false, PlacementMode::kUnbound).sacct);
+  CHECK(unbound[1].f.at("CPU_IDs") == "g01:2-3");
+  CHECK(unbound[1].f.at("GRES_IDX") == "g01:1");
+}
+
+TEST_CASE("numa-bound jobs wait where unbound ones run", "[e2e][placement]") {
+  Diagnostics d;
+  const Trace trace = read_trace(src("traces/philly-d07-d21.csv"), d);
+  const Cluster cluster = load_cluster_yaml(src("configs/pcie-8gpu.yaml"));
+  for (const auto mode : {PlacementMode::kSlurm, PlacementMode::kNumaBound, PlacementMode::kUnbound,
+                          PlacementMode::kK8sBestEffort, PlacementMode::kK8sSingleNuma}) {
+    DYNAMIC_SECTION(placement_mode_name(mode)) {
+      const auto r = simulate(cluster, trace, "easy", false, mode);
+      const auto bad = gcsim::test::check_feasibility(cluster, gcsim::test::parse_sacct(r.sacct));
+      INFO((bad.empty() ? std::string() : bad.front()));
+      CHECK(bad.empty());
+    }
+  }
 }

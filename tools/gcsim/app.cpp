@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 
+#include "models/placement/placement.hpp"
 #include "models/sched/registry.hpp"
 #include "sim/cluster/cluster_yaml.hpp"
 #include "sim/cluster/sinfo.hpp"
@@ -86,7 +87,7 @@ std::string fmt_duration(double s) {
 }
 
 struct RunArgs {
-  std::string cluster, trace, out = "runs/latest", policy = "easy", start;
+  std::string cluster, trace, out = "runs/latest", policy = "easy", start, binding = "slurm";
   uint64_t seed = 1;
   int nodes = 0, cores_per_node = 0;
   bool no_progress = false;
@@ -130,7 +131,12 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   m.seed = a.seed;
   m.policy = policy->name();
   m.policy_params = policy->parameters();
-  LinearAllocator allocator;
+  const auto mode = parse_placement_mode(a.binding);
+  if (!mode) {
+    std::cerr << "gcsim: error: unknown --binding '" << a.binding << "'\n";
+    return kExitBadInput;
+  }
+  PlacementAllocator allocator(*mode);
   m.allocator = allocator.name();
   m.assumptions = trace.assumptions;
   if (inferred) m.assumptions.push_back("cluster " + cluster.source);
@@ -197,6 +203,9 @@ int run_cli(const std::vector<std::string>& args) {
   run->add_option("--out", ra.out, "run directory to write (jobs.sacct, summary.json, manifest.json)")
       ->capture_default_str();
   run->add_option("--policy", ra.policy, "scheduling policy (see 'gcsim policies')")->capture_default_str();
+  run->add_option("--binding", ra.binding, "placement inside nodes")
+      ->check(CLI::IsMember(placement_mode_names()))
+      ->capture_default_str();
   run->add_option("--seed", ra.seed, "master seed of the named random streams")->capture_default_str();
   run->add_option("--nodes", ra.nodes, "with an SWF trace and no --cluster: number of nodes to infer");
   run->add_option("--cores-per-node", ra.cores_per_node, "with an SWF trace and no --cluster: cores per node");

@@ -1,0 +1,89 @@
+// The placement library: which cores, GPUs and memory domain each task of a job
+// gets on one node, under several policies. The same code serves the simulator
+// (through PlacementAllocator) and the real mode (which binds what it returns).
+//
+//  slurm        select/cons_tres order (slurm_internals.md 4.4-4.6): sockets by free
+//               cores, GPU sockets marked required, surplus cores trimmed evenly,
+//               one GPU per used socket then by NVLink score; task/affinity bindings.
+//  numa-bound   cores only from the NUMA domains of the job's GPUs (or one domain per
+//               task for CPU jobs); the job waits rather than run remote.
+//  unbound      lowest free cores and GPUs anywhere, as a topology-unaware scheduler.
+//  k8s-*        Kubernetes Topology Manager policies none, best-effort, restricted and
+//               single-numa-node over the static CPU manager and a device plugin that
+//               reports NUMA hints.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/cluster.hpp"
+#include "sim/placement/allocator.hpp"
+#include "sim/placement/node_state.hpp"
+
+namespace gcsim {
+
+enum class PlacementMode { kSlurm, kNumaBound, kUnbound, kK8sNone, kK8sBestEffort, kK8sRestricted, kK8sSingleNuma };
+
+[[nodiscard]] std::optional<PlacementMode> parse_placement_mode(const std::string& name);
+[[nodiscard]] std::string placement_mode_name(PlacementMode m);
+[[nodiscard]] const std::vector<std::string>& placement_mode_names();
+
+/// What one node must hold for a job.
+struct NodeRequest {
+  int tasks = 1;
+  int cpus_per_task = 1;
+  int gpus = 0;            // GPUs on this node in total
+  int gpus_per_task = 0;   // when the job asked --gpus-per-task
+  int cpus_per_gpu = 0;
+  std::string gpu_type;    // empty = any
+  int64_t mem_mb = 0;      // memory on this node
+  bool exclusive = false;
+  bool enforce_binding = false;
+  std::string gpu_bind;     // "", "closest", "single:N", "per_task:N", "none", ...
+  std::string distribution; // "", "block", "cyclic", "block:block", "*:fcyclic", ...
+};
+
+/// Why a request does not fit, or the placement it gets.
+struct NodePlacement {
+  bool fits = false;
+  std::string reason;       // when !fits
+  NodeAlloc alloc;          // cores, gpus, mem, per-task bindings
+};
+
+/// Places `req` on node `node` of `state` under `mode`. Pure: `state` is not changed.
+[[nodiscard]] NodePlacement place_on_node(const ClusterState& state, int node, const NodeRequest& req,
+                                          PlacementMode mode);
+
+/// The same, on a free-resource description alone (the real mode, tests): `core_free`
+/// per abstract core, `gpu_free` bit mask.
+[[nodiscard]] NodePlacement place_on_template(const NodeTemplate& t, const std::vector<uint8_t>& core_free,
+                                              uint64_t gpu_free, int64_t free_mem_mb, const NodeRequest& req,
+                                              PlacementMode mode);
+
+/// Allocator over the placement library: the node loop of NodeLoopAllocator with
+/// place_on_node choosing inside each node.
+class PlacementAllocator final : public NodeLoopAllocator {
+ public:
+  explicit PlacementAllocator(PlacementMode mode) : mode_(mode) {}
+  [[nodiscard]] std::string name() const override { return placement_mode_name(mode_); }
+  [[nodiscard]] std::optional<NodeAlloc> take_on_node(const JobShape& shape, const ClusterState& state, int node,
+                                                      int tasks, int gpus) const override;
+
+ private:
+  PlacementMode mode_;
+};
+
+/// The environment srun gives each task of a step over `alloc` (SLURM_PROCID,
+/// SLURM_LOCALID, SLURM_NODEID, SLURM_NTASKS, SLURM_JOB_GPUS, CUDA_VISIBLE_DEVICES,
+/// SLURM_CPU_BIND*), in global task order. `constrain_devices` = task/cgroup
+/// ConstrainDevices=yes (CUDA_VISIBLE_DEVICES then counts from 0 on each node).
+[[nodiscard]] std::vector<std::map<std::string, std::string>> srun_environment(const Cluster& cluster,
+                                                                             const Allocation& alloc,
+                                                                             bool constrain_devices);
+
+/// Slurm's hex CPU mask for a set of OS CPU ids ("0x3").
+[[nodiscard]] std::string cpu_mask_hex(const std::vector<int>& os_cpus);
+
+}  // namespace gcsim
