@@ -11,7 +11,10 @@
 #include "models/placement/placement.hpp"
 #include "models/sched/registry.hpp"
 #include "sim/cluster/cluster_yaml.hpp"
+#include "sim/cluster/import_slurm_conf.hpp"
 #include "sim/cluster/sinfo.hpp"
+#include "sim/cluster/topo_views.hpp"
+#include "sim/core/hostlist.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/io/run_outputs.hpp"
 #include "sim/metrics/summary.hpp"
@@ -32,7 +35,13 @@ bool ends_with(const std::string& s, std::string_view suf) {
 
 Cluster load_cluster(const std::string& path) {
   if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return load_cluster_yaml(path);
-  throw InputError(SourceLoc{path, 0, 0}, "unknown cluster format (expected a .yaml cluster description)");
+  if (ends_with(path, ".conf")) {
+    Diagnostics warnings;
+    Cluster c = load_slurm_conf(path, warnings);
+    std::cerr << warnings.format();
+    return c;
+  }
+  throw InputError(SourceLoc{path, 0, 0}, "unknown cluster format (expected a .yaml cluster description or slurm.conf)");
 }
 
 // `gcsim run --trace X.swf` without --cluster: a homogeneous CPU cluster from the header.
@@ -189,6 +198,46 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   return res.completed ? 0 : 1;
 }
 
+// Node names of each template, as one hostlist per template (cluster order).
+std::vector<std::pair<int, std::string>> template_groups(const Cluster& c) {
+  std::vector<std::pair<int, std::string>> out;
+  for (size_t t = 0; t < c.templates.size(); ++t) {
+    std::vector<std::string> names;
+    for (const auto& n : c.nodes)
+      if (n.template_index == static_cast<int>(t)) names.push_back(n.name);
+    if (!names.empty()) out.emplace_back(static_cast<int>(t), hostlist::compress(names));
+  }
+  return out;
+}
+
+int cmd_topo(const Cluster& c, const std::string& node, const std::string& format) {
+  std::vector<std::pair<int, std::string>> groups;
+  if (!node.empty()) {
+    const int n = c.find_node(node);
+    if (n < 0) {
+      std::cerr << "gcsim: error: no node '" << node << "' in " << c.source << "\n";
+      return kExitBadInput;
+    }
+    groups.emplace_back(c.nodes[n].template_index, node);
+  } else {
+    groups = template_groups(c);
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const auto& [t, names] = groups[i];
+    const NodeTemplate& tmpl = c.templates[t];
+    if (format == "gres") {
+      std::cout << format_gres_conf(tmpl, names);
+    } else if (format == "slurm") {
+      std::cout << format_slurm_node(tmpl, names) << (format_slurm_node(tmpl, names).ends_with("\n") ? "" : "\n");
+    } else {
+      if (groups.size() > 1) std::cout << (i ? "\n" : "") << "# " << names << "\n";
+      const std::string m = format_nvidia_smi_topo(tmpl);
+      std::cout << (m.empty() ? std::string("(no GPUs)\n") : m);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args) {
@@ -217,6 +266,14 @@ int run_cli(const std::vector<std::string>& args) {
   auto* sinfo = app.add_subcommand("sinfo", "print the per-node breakdown as sinfo -N -o \"%N %P %c %m %G\" does");
   sinfo->add_option("--cluster", sinfo_cluster, "cluster description (.yaml)")->required();
 
+  std::string topo_cluster, topo_node, topo_format = "matrix";
+  auto* topo = app.add_subcommand("topo", "print a node's topology: the nvidia-smi topo -m matrix, gres.conf or slurm.conf lines");
+  topo->add_option("--cluster", topo_cluster, "cluster description")->required();
+  topo->add_option("--node", topo_node, "node name (default: one node of each template)");
+  topo->add_option("--format", topo_format, "matrix (nvidia-smi topo -m), gres (gres.conf) or slurm (NodeName line)")
+      ->check(CLI::IsMember({"matrix", "gres", "slurm"}))
+      ->capture_default_str();
+
   auto* policies = app.add_subcommand("policies", "list the scheduling policies and their parameters");
 
   std::vector<std::string> rev(args.rbegin(), args.rend() - 1);
@@ -238,6 +295,7 @@ int run_cli(const std::vector<std::string>& args) {
       std::cout << format_sinfo(load_cluster(sinfo_cluster));
       return 0;
     }
+    if (*topo) return cmd_topo(load_cluster(topo_cluster), topo_node, topo_format);
     if (*policies) {
       for (const auto& p : policy_list()) {
         std::cout << p.name << "\t" << p.summary << "\n";
