@@ -52,14 +52,19 @@ void Cluster::index() {
 }
 
 Cluster make_cpu_cluster(const std::string& name, int nodes, int cores_per_node, const std::string& source) {
-  Cluster c;
-  c.name = name;
-  c.source = source;
   NodeTemplate t;
   t.name = "cpu";
   t.cores_per_numa = cores_per_node;
   t.memory_mb = 0;  // not modelled
-  c.templates.push_back(t);
+  return make_homogeneous_cluster(name, t, nodes, source, "n");
+}
+
+Cluster make_homogeneous_cluster(const std::string& name, NodeTemplate node, int nodes, const std::string& source,
+                                 const std::string& prefix) {
+  Cluster c;
+  c.name = name;
+  c.source = source;
+  c.templates.push_back(std::move(node));
   Partition p;
   p.name = "batch";
   p.is_default = true;
@@ -68,7 +73,7 @@ Cluster make_cpu_cluster(const std::string& name, int nodes, int cores_per_node,
     Node n;
     std::string num = std::to_string(i + 1);
     while (static_cast<int>(num.size()) < width) num = "0" + num;
-    n.name = "n" + num;
+    n.name = prefix + num;
     n.partitions = {0};
     c.nodes.push_back(n);
     p.nodes.push_back(i);

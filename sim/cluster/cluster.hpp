@@ -156,6 +156,11 @@ struct Cluster {
   std::map<std::string, int> node_index_;
 };
 
+/// `nodes` copies of one node template, named node[001-N] (or `prefix`[...]), in one
+/// default partition "batch": what `--cluster X.xml --nodes N` builds from an imported node.
+[[nodiscard]] Cluster make_homogeneous_cluster(const std::string& name, NodeTemplate node, int nodes,
+                                               const std::string& source, const std::string& prefix = "node");
+
 /// A homogeneous CPU-only cluster, as `gcsim run --trace X.swf` infers it from the
 /// SWF header (MaxNodes nodes of MaxProcs/MaxNodes cores, memory not modelled).
 [[nodiscard]] Cluster make_cpu_cluster(const std::string& name, int nodes, int cores_per_node,

@@ -61,7 +61,7 @@ static std::string first_message(const Diagnostics& d) {
 InputError::InputError(Diagnostics d) : std::runtime_error(first_message(d)), diags_(std::move(d)) {}
 
 InputError::InputError(SourceLoc loc, std::string message)
-    : std::runtime_error(loc.file + ": " + message) {
+    : std::runtime_error(Diagnostic{Severity::kError, loc, message}.str()) {
   diags_.error(std::move(loc), std::move(message));
 }
 

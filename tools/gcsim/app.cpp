@@ -11,6 +11,9 @@
 #include "models/placement/placement.hpp"
 #include "models/sched/registry.hpp"
 #include "sim/cluster/cluster_yaml.hpp"
+#include "sim/cluster/import_hwloc.hpp"
+#include "sim/cluster/import_nccl_xml.hpp"
+#include "sim/cluster/import_nvidia_smi.hpp"
 #include "sim/cluster/import_slurm_conf.hpp"
 #include "sim/cluster/sinfo.hpp"
 #include "sim/cluster/topo_views.hpp"
@@ -33,15 +36,43 @@ bool ends_with(const std::string& s, std::string_view suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
 
-Cluster load_cluster(const std::string& path) {
+struct ClusterArgs {
+  int nodes = 1;            // copies of an imported single-node description
+  std::string gpu_model;    // what an nvidia-smi matrix does not say
+  double nic_gbps = 0;
+};
+
+Cluster from_node(NodeTemplate t, const std::string& path, const ClusterArgs& ca, Diagnostics& warnings) {
+  if (t.name.empty()) t.name = "imported";
+  std::cerr << warnings.format();
+  return make_homogeneous_cluster(t.name, std::move(t), std::max(1, ca.nodes), path);
+}
+
+// Every description --cluster takes: native YAML, slurm.conf (+ gres.conf and
+// topology.conf beside it), hwloc XML, NCCL topology XML, `nvidia-smi topo -m` text.
+Cluster load_cluster(const std::string& path, const ClusterArgs& ca = {}) {
   if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return load_cluster_yaml(path);
+  Diagnostics warnings;
   if (ends_with(path, ".conf")) {
-    Diagnostics warnings;
     Cluster c = load_slurm_conf(path, warnings);
     std::cerr << warnings.format();
     return c;
   }
-  throw InputError(SourceLoc{path, 0, 0}, "unknown cluster format (expected a .yaml cluster description or slurm.conf)");
+  const std::string text = read_input_file(path);
+  const size_t lt = text.find('<');
+  if (lt != std::string::npos && text.find("<topology", lt) != std::string::npos)
+    return from_node(import_hwloc_xml(path, warnings), path, ca, warnings);
+  if (lt != std::string::npos && text.find("<system", lt) != std::string::npos)
+    return from_node(import_nccl_topo_xml(path, warnings), path, ca, warnings);
+  if (text.find("GPU0") != std::string::npos) {
+    NvidiaSmiOptions opt;
+    opt.gpu_model = ca.gpu_model;
+    opt.nic_bandwidth_bps = ca.nic_gbps * 1e9;
+    return from_node(node_from_nvidia_smi(parse_nvidia_smi_topo(text, path), opt, warnings), path, ca, warnings);
+  }
+  throw InputError(SourceLoc{path, 0, 0},
+                   "unknown cluster format (expected YAML, slurm.conf, hwloc XML, NCCL topology XML or "
+                   "nvidia-smi topo -m text)");
 }
 
 // `gcsim run --trace X.swf` without --cluster: a homogeneous CPU cluster from the header.
@@ -99,6 +130,7 @@ struct RunArgs {
   std::string cluster, trace, out = "runs/latest", policy = "easy", start, binding = "slurm";
   uint64_t seed = 1;
   int nodes = 0, cores_per_node = 0;
+  std::string gpu_model;
   bool no_progress = false;
 };
 
@@ -126,7 +158,10 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
     cluster = infer_cluster(trace, a.nodes, a.cores_per_node);
     inferred = true;
   } else {
-    cluster = load_cluster(a.cluster);
+    ClusterArgs ca;
+    ca.nodes = a.nodes > 0 ? a.nodes : 1;
+    ca.gpu_model = a.gpu_model;
+    cluster = load_cluster(a.cluster, ca);
   }
   for (const auto& d : warnings.all()) std::cerr << d.str() << "\n";
   if (inferred)
@@ -256,7 +291,9 @@ int run_cli(const std::vector<std::string>& args) {
       ->check(CLI::IsMember(placement_mode_names()))
       ->capture_default_str();
   run->add_option("--seed", ra.seed, "master seed of the named random streams")->capture_default_str();
-  run->add_option("--nodes", ra.nodes, "with an SWF trace and no --cluster: number of nodes to infer");
+  run->add_option("--nodes", ra.nodes,
+                  "nodes of an imported single-node --cluster (hwloc/NCCL XML, nvidia-smi), or to infer for SWF");
+  run->add_option("--gpu-model", ra.gpu_model, "GPU model an nvidia-smi matrix does not name");
   run->add_option("--cores-per-node", ra.cores_per_node, "with an SWF trace and no --cluster: cores per node");
   run->add_option("--start", ra.start,
                   "wall-clock time of the trace's t=0 for sacct timestamps (default: the trace's own, else 1970)");
@@ -267,12 +304,16 @@ int run_cli(const std::vector<std::string>& args) {
   sinfo->add_option("--cluster", sinfo_cluster, "cluster description (.yaml)")->required();
 
   std::string topo_cluster, topo_node, topo_format = "matrix";
+  ClusterArgs topo_ca;
   auto* topo = app.add_subcommand("topo", "print a node's topology: the nvidia-smi topo -m matrix, gres.conf or slurm.conf lines");
   topo->add_option("--cluster", topo_cluster, "cluster description")->required();
   topo->add_option("--node", topo_node, "node name (default: one node of each template)");
   topo->add_option("--format", topo_format, "matrix (nvidia-smi topo -m), gres (gres.conf) or slurm (NodeName line)")
       ->check(CLI::IsMember({"matrix", "gres", "slurm"}))
       ->capture_default_str();
+  topo->add_option("--nodes", topo_ca.nodes, "copies of an imported single-node description")->capture_default_str();
+  topo->add_option("--gpu-model", topo_ca.gpu_model, "GPU model an nvidia-smi matrix does not name");
+  topo->add_option("--nic-gbps", topo_ca.nic_gbps, "NIC line rate an nvidia-smi matrix does not give");
 
   auto* policies = app.add_subcommand("policies", "list the scheduling policies and their parameters");
 
@@ -295,7 +336,7 @@ int run_cli(const std::vector<std::string>& args) {
       std::cout << format_sinfo(load_cluster(sinfo_cluster));
       return 0;
     }
-    if (*topo) return cmd_topo(load_cluster(topo_cluster), topo_node, topo_format);
+    if (*topo) return cmd_topo(load_cluster(topo_cluster, topo_ca), topo_node, topo_format);
     if (*policies) {
       for (const auto& p : policy_list()) {
         std::cout << p.name << "\t" << p.summary << "\n";
