@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/cluster/import_node.hpp"
 #include "sim/core/hostlist.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/core/units.hpp"
@@ -310,6 +311,7 @@ class Loader {
   void load_defaults(const Entry& e, Cluster& c);
   void load_templates(const Entry& e, Cluster& c);
   void load_template(const YAML::Node& key, const YAML::Node& node, NodeTemplate& t);
+  void import_template(const YAML::Node& key, const YAML::Node& node, NodeTemplate& t);
   void load_pcie_switches(const Entry& e, NodeTemplate& t);
   void load_gpus(const Entry& e, NodeTemplate& t);
   void load_nvlink(const Entry& e, NodeTemplate& t, const std::string& tname);
@@ -337,6 +339,7 @@ const std::vector<std::string> kDefaultsKeys = {"def_mem_per_cpu", "def_mem_per_
 const std::vector<std::string> kTemplateKeys = {
     "description",      "boards", "sockets", "numa_per_socket", "cores_per_numa", "threads_per_core",
     "memory",           "pcie_switches", "gpus", "nvlink", "nics"};
+const std::vector<std::string> kImportKeys = {"description", "import", "gpu_model", "gres_type", "memory", "sockets"};
 const std::vector<std::string> kSwitchKeys = {"name", "numa", "gen", "width"};
 const std::vector<std::string> kGpuKeys = {"type", "model", "memory", "numa", "pcie_switch", "count"};
 const std::vector<std::string> kNvlinkKeys = {"kind", "links_per_gpu", "link_bandwidth", "pairs"};
@@ -407,11 +410,56 @@ void Loader::load_templates(const Entry& e, Cluster& c) {
     first_line[name] = line_of(k);
     NodeTemplate t;
     t.name = name;
-    load_template(k, it->second, t);
+    if (it->second.IsMap() && it->second["import"]) {
+      import_template(k, it->second, t);
+    } else {
+      load_template(k, it->second, t);
+    }
     template_index_[name] = static_cast<int>(c.templates.size());
     c.templates.push_back(std::move(t));
   }
   if (c.templates.empty()) error(e.key_node, "no node templates defined");
+}
+
+// `import: FILE` (hwloc XML, NCCL topology XML or nvidia-smi topo -m), relative to
+// this YAML file, with optional `gpu_model`, `gres_type` and `memory` overrides.
+void Loader::import_template(const YAML::Node& key, const YAML::Node& node, NodeTemplate& t) {
+  auto m = map_of(node, "imported node template", kImportKeys);
+  const Entry* x = find(m, "import");
+  const auto file = x ? get_string(*x) : std::nullopt;
+  if (!file) return;
+  std::string full = *file;
+  if (!full.empty() && full.front() != '/') {
+    const size_t slash = path_.rfind('/');
+    if (slash != std::string::npos) full = path_.substr(0, slash + 1) + full;
+  }
+  NodeImportOptions opt;
+  if (const Entry* g = find(m, "gpu_model"))
+    if (auto v = get_string(*g)) opt.gpu_model = *v;
+  if (const Entry* so = find(m, "sockets"))
+    if (auto v = get_int32(*so, 1, 64)) opt.sockets = *v;
+  Diagnostics warnings;
+  try {
+    auto imported = import_node_description(full, opt, warnings);
+    if (!imported) {
+      error(x->value, "cannot import " + quote(*file) +
+                          ": not an hwloc XML, NCCL topology XML or nvidia-smi topo -m file");
+      return;
+    }
+    const std::string name = t.name;
+    t = std::move(*imported);
+    t.name = name;
+  } catch (const InputError& e) {
+    for (const auto& d : e.diagnostics().all())
+      if (d.severity == Severity::kError) error(x->value, "in imported " + quote(*file) + ": " + d.str());
+    return;
+  }
+  if (const Entry* g = find(m, "gres_type"))
+    if (auto v = get_string(*g))
+      for (auto& gpu : t.gpus) gpu.gres_type = *v;
+  if (const Entry* mem = find(m, "memory"))
+    if (auto v = get_bytes(*mem)) t.memory_mb = units::bytes_to_mib(*v);
+  (void)key;
 }
 
 void Loader::load_template(const YAML::Node& key, const YAML::Node& node, NodeTemplate& t) {

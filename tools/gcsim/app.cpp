@@ -11,9 +11,7 @@
 #include "models/placement/placement.hpp"
 #include "models/sched/registry.hpp"
 #include "sim/cluster/cluster_yaml.hpp"
-#include "sim/cluster/import_hwloc.hpp"
-#include "sim/cluster/import_nccl_xml.hpp"
-#include "sim/cluster/import_nvidia_smi.hpp"
+#include "sim/cluster/import_node.hpp"
 #include "sim/cluster/import_slurm_conf.hpp"
 #include "sim/cluster/sinfo.hpp"
 #include "sim/cluster/topo_views.hpp"
@@ -58,18 +56,10 @@ Cluster load_cluster(const std::string& path, const ClusterArgs& ca = {}) {
     std::cerr << warnings.format();
     return c;
   }
-  const std::string text = read_input_file(path);
-  const size_t lt = text.find('<');
-  if (lt != std::string::npos && text.find("<topology", lt) != std::string::npos)
-    return from_node(import_hwloc_xml(path, warnings), path, ca, warnings);
-  if (lt != std::string::npos && text.find("<system", lt) != std::string::npos)
-    return from_node(import_nccl_topo_xml(path, warnings), path, ca, warnings);
-  if (text.find("GPU0") != std::string::npos) {
-    NvidiaSmiOptions opt;
-    opt.gpu_model = ca.gpu_model;
-    opt.nic_bandwidth_bps = ca.nic_gbps * 1e9;
-    return from_node(node_from_nvidia_smi(parse_nvidia_smi_topo(text, path), opt, warnings), path, ca, warnings);
-  }
+  NodeImportOptions opt;
+  opt.gpu_model = ca.gpu_model;
+  opt.nic_bandwidth_bps = ca.nic_gbps * 1e9;
+  if (auto t = import_node_description(path, opt, warnings)) return from_node(std::move(*t), path, ca, warnings);
   throw InputError(SourceLoc{path, 0, 0},
                    "unknown cluster format (expected YAML, slurm.conf, hwloc XML, NCCL topology XML or "
                    "nvidia-smi topo -m text)");
