@@ -51,6 +51,13 @@ struct JobRequest {
   std::optional<SimTime> switches_wait;
   std::string dependency;                    // -d / --dependency (kept verbatim)
   std::string array;                         // -a / --array (kept verbatim)
+  /// Share of one GPU the job needs when it asks for exactly one (Kubernetes GPU
+  /// sharing, e.g. Alibaba v2023 gpu_milli/1000); 1.0 = a whole GPU. Slurm has no such
+  /// request: it is meaningful only for sharing-aware policies. Added for the Alibaba reader.
+  double gpu_fraction = 1.0;
+  /// GPU types (lowercase GRES types) the job may run on, any one of them; empty = any.
+  /// Alibaba v2023 gpu_spec "V100M16|V100M32" -> {"v100m16", "v100m32"}. Added for the Alibaba reader.
+  std::vector<std::string> gpu_types_allowed;
 };
 
 enum class RecordedState { kUnknown, kCompleted, kFailed, kCancelled, kTimeout };
@@ -66,6 +73,10 @@ struct Job {
   JobRequest req;
   RecordedState recorded_state = RecordedState::kUnknown;
   int source_line = 0;         // line in the trace, for diagnostics
+  // Added for the GPU trace readers (Philly, Helios):
+  int attempts = 0;            // scheduling attempts the trace records (Philly retries); 0 = not given
+  int64_t recorded_gpus = 0;   // GPUs the job held according to the trace; 0 = not given / CPU job
+  std::optional<SimTime> recorded_start;  // when the trace says it really started (replay report)
 };
 
 /// A trace as read: jobs in file order plus what the reader learned about the site.

@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "sim/core/input_file.hpp"
+#include "sim/workload/alibaba_reader.hpp"
+#include "sim/workload/gpu_trace_readers.hpp"
 #include "sim/workload/trace_readers.hpp"
 
 namespace gcsim {
@@ -141,13 +143,24 @@ Trace read_trace(const std::string& path, Diagnostics& diags) {
     return path.size() >= suf.size() && path.compare(path.size() - suf.size(), suf.size(), suf) == 0;
   };
   if (ends_with(".swf") || ends_with(".swf.gz")) return read_swf(path, diags);
-  if (ends_with(".csv") || ends_with(".csv.gz")) return read_sbatch_trace(path, diags);
+  if (ends_with(".sacct") || ends_with(".sacct.gz")) return read_sacct_trace(path, diags);
+  // Everything else is told apart by content: the first line names the format.
   const std::string text = read_input_file(path);
-  if (text.rfind("name,", 0) == 0 || text.find("\nname,") != std::string::npos)
+  const std::string_view body = trim(text);
+  const std::string_view head = body.substr(0, body.find('\n'));
+  if (!body.empty() && (body.front() == '[' || body.front() == '{')) return parse_philly_json(text, path, diags);
+  if (head.find('|') != std::string_view::npos && head.find("JobID") != std::string_view::npos)
+    return parse_sacct_trace(text, path, diags);
+  if (head.find("cpu_milli") != std::string_view::npos) return parse_alibaba_v2023_pods(text, path, diags);
+  if (head.rfind("job_id", 0) == 0 && head.find("gpu_num") != std::string_view::npos)
+    return parse_helios_csv(text, path, diags);
+  if (ends_with(".csv") || ends_with(".csv.gz") || head.rfind("name,", 0) == 0)
     return parse_sbatch_trace(text, path, diags);
-  if (!text.empty() && (text[0] == ';' || std::isdigit(static_cast<unsigned char>(text[0]))))
+  if (!body.empty() && (body.front() == ';' || std::isdigit(static_cast<unsigned char>(body.front()))))
     return parse_swf(text, path, diags);
-  throw InputError(SourceLoc{path, 1, 1}, "unknown trace format (expected SWF or an sbatch-trace CSV)");
+  throw InputError(SourceLoc{path, 1, 1},
+                   "unknown trace format (expected SWF, sbatch-trace CSV, sacct --parsable2, Philly JSON, "
+                   "Alibaba v2023 pods or a Helios job log)");
 }
 
 }  // namespace gcsim

@@ -20,6 +20,10 @@ namespace gcsim {
 [[nodiscard]] Trace read_sbatch_trace(const std::string& path, Diagnostics& diags);
 [[nodiscard]] Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagnostics& diags);
 
+/// sacct --parsable2 output (`sacct -P -X -o JobID,...`); fields by header name.
+[[nodiscard]] Trace read_sacct_trace(const std::string& path, Diagnostics& diags);
+[[nodiscard]] Trace parse_sacct_trace(const std::string& text, const std::string& path, Diagnostics& diags);
+
 /// Picks the reader from the file name (`.swf`, `.swf.gz`, `.csv`, `.csv.gz`) or, failing
 /// that, from the content. Throws InputError for an unknown format.
 [[nodiscard]] Trace read_trace(const std::string& path, Diagnostics& diags);

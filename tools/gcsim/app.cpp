@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -12,11 +14,14 @@
 #include "models/sched/registry.hpp"
 #include "sim/cluster/cluster_yaml.hpp"
 #include "sim/cluster/import_node.hpp"
+#include "sim/cluster/inventories.hpp"
+#include "sim/cluster/inventory_alibaba.hpp"
 #include "sim/cluster/import_slurm_conf.hpp"
 #include "sim/cluster/sinfo.hpp"
 #include "sim/cluster/topo_views.hpp"
 #include "sim/core/hostlist.hpp"
 #include "sim/core/input_file.hpp"
+#include "sim/io/json_writer.hpp"
 #include "sim/io/run_outputs.hpp"
 #include "sim/metrics/summary.hpp"
 #include "sim/placement/allocator.hpp"
@@ -55,6 +60,21 @@ Cluster load_cluster(const std::string& path, const ClusterArgs& ca = {}) {
     Cluster c = load_slurm_conf(path, warnings);
     std::cerr << warnings.format();
     return c;
+  }
+  {
+    // Inventories that ship with GPU traces.
+    const std::string text = read_input_file(path);
+    const std::string head = text.substr(0, text.find('\n'));
+    if (head.rfind("sn,", 0) == 0 && head.find("cpu_milli") != std::string::npos) {
+      Cluster c = parse_alibaba_v2023_nodes(text, path, warnings);
+      std::cerr << warnings.format();
+      return c;
+    }
+    if (head.rfind("machineId", 0) == 0 || head.rfind(",machineId", 0) == 0) {
+      Cluster c = parse_philly_machines(text, path, philly_default_node(), warnings);
+      std::cerr << warnings.format();
+      return c;
+    }
   }
   NodeImportOptions opt;
   opt.gpu_model = ca.gpu_model;
@@ -197,6 +217,33 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
     // Always written, so a rerun into the same directory never leaves a stale list.
     write_file_atomic(a.out, "rejected.txt", "JobID|JobName|Reason\n" + rej);
   }
+  // Replay report: how far simulated starts are from the recorded ones.
+  std::vector<double> dev;
+  for (size_t j = 0; j < trace.jobs.size(); ++j)
+    if (trace.jobs[j].recorded_start && sim.outcomes()[j].status == JobStatus::kDone)
+      dev.push_back(std::abs((sim.outcomes()[j].start - *trace.jobs[j].recorded_start).to_seconds()));
+  std::string replay_line;
+  if (!dev.empty()) {
+    std::sort(dev.begin(), dev.end());
+    const double within = static_cast<double>(std::count_if(dev.begin(), dev.end(), [](double d) { return d <= 60; })) /
+                          static_cast<double>(dev.size());
+    JsonWriter w;
+    w.begin_object();
+    w.key("jobs_compared").value(static_cast<int64_t>(dev.size()));
+    w.key("start_abs_diff_s").begin_object();
+    w.key("median").value(quantile_sorted(dev, 0.5), 3);
+    w.key("p95").value(quantile_sorted(dev, 0.95), 3);
+    w.key("max").value(dev.back(), 3);
+    w.end_object();
+    w.key("share_within_60s").value(within, 6);
+    w.end_object();
+    write_file_atomic(a.out, "replay.json", w.str());
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "  replay    |sim - recorded start|: median %s, p95 %s; %.1f%% within 60 s (%zu jobs)\n",
+                  fmt_duration(quantile_sorted(dev, 0.5)).c_str(), fmt_duration(quantile_sorted(dev, 0.95)).c_str(),
+                  100 * within, dev.size());
+    replay_line = buf;
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.result = res;
   m.completed = res.completed;
@@ -217,6 +264,7 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
               fmt_duration(s.wait_s.max).c_str());
   std::printf("  slowdown  bounded (10 s) mean %.2f\n", s.bounded_slowdown_mean);
   std::printf("  util      CPU %.1f%%, GPU %.1f%%\n", 100 * s.cpu_utilization, 100 * s.gpu_utilization);
+  std::fputs(replay_line.c_str(), stdout);
   std::printf("  run       %.2f s wall, %.0f jobs/s, peak RSS %.1f MiB -> %s/\n", wall,
               wall > 0 ? static_cast<double>(s.jobs) / wall : 0.0, static_cast<double>(m.peak_rss_kib) / 1024.0,
               a.out.c_str());

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Write a seeded sbatch-trace CSV for a real-Slurm oracle case.
+
+The mix is what GPU sites submit: single-GPU jobs with a few cores, whole-socket
+and whole-node GPU jobs, multi-node jobs and CPU-only jobs; sizes and the
+arrival process are drawn from named RNG streams of one seed so a case can be
+regenerated exactly. Every duration stays at least 10 s under its --time limit
+(the oracle's limit check runs only every 30 s).
+
+  tools/make_oracle_case.py OUT.csv --seed 1 --jobs 80 --span 150 --mix gpu-sockets
+"""
+import argparse
+import csv
+import random
+
+MIXES = {
+    # (weight, args) for a cluster of 2-socket x 8-core nodes with 4 GPUs (2 per socket)
+    "gpu-sockets": [
+        (30, "--ntasks=1 --cpus-per-task=2 --gres=gpu:1 --mem=4000"),
+        (15, "--ntasks=1 --cpus-per-task=4 --gres=gpu:2 --mem=8000"),
+        (10, "--ntasks=2 --cpus-per-task=4 --gres=gpu:2 --mem=8000"),
+        (8, "--nodes=1 --ntasks-per-node=4 --cpus-per-task=4 --gres=gpu:4 --mem=32000"),
+        (6, "--nodes=2 --ntasks-per-node=4 --cpus-per-task=2 --gres=gpu:4 --mem=16000"),
+        (10, "--ntasks=1 --cpus-per-task=10 --gres=gpu:1 --mem=8000"),
+        (12, "--ntasks=4 --cpus-per-task=1 --mem=2000"),
+        (9, "--nodes=1 --ntasks=16 --mem=16000"),
+    ],
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("output")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=80)
+    ap.add_argument("--span", type=int, default=150, help="seconds over which jobs arrive")
+    ap.add_argument("--mix", default="gpu-sockets", choices=sorted(MIXES))
+    a = ap.parse_args()
+    arrivals = random.Random(f"{a.seed}/arrivals")
+    sizes = random.Random(f"{a.seed}/sizes")
+    durations = random.Random(f"{a.seed}/durations")
+    mix = MIXES[a.mix]
+    weights = [w for w, _ in mix]
+    rows = []
+    t = 0.0
+    for i in range(a.jobs):
+        t += arrivals.expovariate(a.jobs / a.span)
+        args = sizes.choices([m for _, m in mix], weights=weights)[0]
+        dur = int(durations.uniform(15, 75))
+        limit_min = (dur + 10 + 59) // 60 + durations.choice([0, 0, 1, 2])
+        rows.append([f"j{i + 1:03d}", int(t), dur, f"{args} --time={limit_min}"])
+    with open(a.output, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        w.writerow(["name", "submit", "duration", "args"])
+        w.writerows(rows)
+    print(f"{len(rows)} jobs, last submit at {int(t)} s -> {a.output}")
+
+
+if __name__ == "__main__":
+    main()
