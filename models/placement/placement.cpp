@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstdio>
 #include <numeric>
+#include <tuple>
 
 namespace gcsim {
 
@@ -597,6 +598,45 @@ std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape,
   if (shape.exclusive) p.alloc.mem_mb = linear->mem_mb;
   (void)t;
   return p.alloc;
+}
+
+std::vector<int> PlacementAllocator::order_nodes(const JobShape& shape, const ClusterState& state,
+                                                 const std::vector<int>& node_order) const {
+  const bool one_node = shape.nodes_max == 1;
+  if (mode_ != PlacementMode::kSlurm || !one_node) return node_order;
+  const int need = static_cast<int>(shape.requested_gpus());
+  struct Key {
+    int64_t sched_weight;
+    int avail_cpus;
+    size_t pos;
+    int node;
+  };
+  std::vector<Key> keys;
+  keys.reserve(node_order.size());
+  for (size_t i = 0; i < node_order.size(); ++i) {
+    const int n = node_order[i];
+    const auto& t = state.cluster().tmpl(n);
+    const auto& s = state.node(n);
+    int near = 0;
+    if (need > 0) {
+      std::vector<int> free_in_socket(t.total_sockets(), 0);
+      for (int c = 0; c < t.cores(); ++c) free_in_socket[t.socket_of_core(c)] += s.core_free[c];
+      for (size_t g = 0; g < t.gpus.size(); ++g)
+        if ((s.gpu_free >> g & 1) && (shape.gpu_type.empty() || t.gpus[g].gres_type == shape.gpu_type) &&
+            free_in_socket[t.socket_of_numa(t.gpus[g].numa)] > 0)
+          ++near;
+      near = std::min({near, need, 0xff});
+    }
+    const int64_t w = (static_cast<int64_t>(state.cluster().nodes[n].weight) << 8) | (0xff - near);
+    keys.push_back({w, s.free_cores * t.threads_per_core, i, n});
+  }
+  std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.sched_weight, a.avail_cpus, a.pos) < std::tie(b.sched_weight, b.avail_cpus, b.pos);
+  });
+  std::vector<int> out;
+  out.reserve(keys.size());
+  for (const auto& k : keys) out.push_back(k.node);
+  return out;
 }
 
 std::string cpu_mask_hex(const std::vector<int>& os_cpus) {

@@ -70,6 +70,12 @@ class PlacementAllocator final : public NodeLoopAllocator {
   [[nodiscard]] std::string name() const override { return placement_mode_name(mode_); }
   [[nodiscard]] std::optional<NodeAlloc> take_on_node(const JobShape& shape, const ClusterState& state, int node,
                                                       int tasks, int gpus) const override;
+  /// slurm mode, one-node jobs: cons_tres's best fit. Nodes rank by sched_weight =
+  /// Weight << 8 | (0xff - near_gpu_cnt), where near_gpu_cnt counts usable GPUs on
+  /// sockets that still have free cores (capped by the job's need), then by the
+  /// fewest available CPUs that still fit, then node order (slurm_internals.md 4.1, 4.3).
+  [[nodiscard]] std::vector<int> order_nodes(const JobShape& shape, const ClusterState& state,
+                                             const std::vector<int>& node_order) const override;
 
  private:
   PlacementMode mode_;

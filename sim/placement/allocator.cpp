@@ -89,8 +89,9 @@ bool totals_allow(const JobShape& shape, const ClusterState& state) {
 }
 
 std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, const ClusterState& state,
-                                                    const std::vector<int>& node_order) const {
+                                                    const std::vector<int>& partition_order) const {
   if (!totals_allow(shape, state)) return std::nullopt;
+  const std::vector<int> node_order = order_nodes(shape, state, partition_order);
   Allocation a;
   if (shape.fixed_nodes) {
     // Exactly nodes_min nodes; tasks and per-job GPUs spread evenly (block).

@@ -46,6 +46,14 @@ class NodeLoopAllocator : public Allocator {
   /// What `tasks` tasks with `gpus` GPUs hold on `node`, or std::nullopt.
   [[nodiscard]] virtual std::optional<NodeAlloc> take_on_node(const JobShape& shape, const ClusterState& state,
                                                               int node, int tasks, int gpus) const = 0;
+  /// The order in which nodes are tried; the default keeps the partition's order
+  /// (lowest Weight first, then node order).
+  [[nodiscard]] virtual std::vector<int> order_nodes(const JobShape& shape, const ClusterState& state,
+                                                     const std::vector<int>& node_order) const {
+    (void)shape;
+    (void)state;
+    return node_order;
+  }
 };
 
 /// The baseline: lowest free core ids and GPU indices, no affinity.
