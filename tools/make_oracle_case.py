@@ -25,6 +25,17 @@ MIXES = {
         (12, "--ntasks=4 --cpus-per-task=1 --mem=2000"),
         (9, "--nodes=1 --ntasks=16 --mem=16000"),
     ],
+    # two GPU types (a100 nodes Weight=10, v100 nodes Weight=1), partitions batch (tier 1) and high (tier 2)
+    "two-types": [
+        (20, "--ntasks=1 --cpus-per-task=2 --gres=gpu:1 --mem=4000"),
+        (12, "--ntasks=1 --cpus-per-task=2 --gres=gpu:a100:1 --mem=4000"),
+        (10, "--ntasks=1 --cpus-per-task=4 --gres=gpu:v100:2 --mem=8000"),
+        (10, "--ntasks=1 --cpus-per-task=4 --gres=gpu:2 --mem=8000 -p high"),
+        (8, "--nodes=1 --ntasks-per-node=4 --cpus-per-task=2 --gres=gpu:a100:4 --mem=16000"),
+        (8, "--nodes=1 --ntasks=8 --mem=8000 -p high"),
+        (10, "--ntasks=2 --cpus-per-task=1 --mem=2000"),
+        (6, "--nodes=2 --ntasks-per-node=2 --cpus-per-task=2 --gres=gpu:2 --mem=8000"),
+    ],
 }
 
 

@@ -176,7 +176,8 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   for (const auto& d : warnings.all()) std::cerr << d.str() << "\n";
   if (inferred)
     std::cerr << "gcsim: note: no --cluster given; inferred " << cluster.nodes.size() << " nodes x "
-              << cluster.templates[0].cores() << " cores (CPU only, memory not modelled) from the SWF header\n";
+              << cluster.templates[0].cores() << " cores (CPU only, memory not modelled) from "
+              << (a.nodes > 0 || a.cores_per_node > 0 ? "--nodes/--cores-per-node" : "the SWF header") << "\n";
 
   ManifestInfo m;
   m.argv = argv;
