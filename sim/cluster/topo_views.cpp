@@ -2,6 +2,8 @@
 // build_node_topology's graph.
 #include "sim/cluster/topo_views.hpp"
 
+#include "sim/core/input_file.hpp"
+
 #include <algorithm>
 #include <sstream>
 
@@ -12,16 +14,7 @@ namespace gcsim {
 std::string format_cpu_ranges(std::vector<int> ids) {
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  std::string out;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ids[i]);
-    if (j > i) out += '-' + std::to_string(ids[j]);
-    i = j + 1;
-  }
-  return out;
+  return format_id_list(ids);
 }
 
 std::vector<int> numa_os_cpus(const NodeTemplate& t, int numa) {

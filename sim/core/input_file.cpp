@@ -3,6 +3,8 @@
 #include <zlib.h>
 
 #include <array>
+#include <charconv>
+#include <cmath>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -176,6 +178,31 @@ std::vector<std::string_view> split_ws(std::string_view s) {
 std::string to_lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace gcsim
+
+namespace gcsim {
+
+std::optional<double> parse_non_negative_number(std::string_view s) {
+  s = trim(s);
+  double v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+std::string format_id_list(const std::vector<int>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ids[i]);
+    if (j > i) out += "-" + std::to_string(ids[j]);
+    i = j + 1;
+  }
   return out;
 }
 

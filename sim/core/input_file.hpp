@@ -2,6 +2,7 @@
 // Errors (missing file, corrupt gzip) become InputError with the file name.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,5 +22,9 @@ namespace gcsim {
 /// Whitespace-separated tokens.
 [[nodiscard]] std::vector<std::string_view> split_ws(std::string_view s);
 [[nodiscard]] std::string to_lower(std::string_view s);
+/// A finite, non-negative decimal number filling all of `s` (after trimming), else std::nullopt.
+[[nodiscard]] std::optional<double> parse_non_negative_number(std::string_view s);
+/// Slurm's bit_fmt: sorted ids, runs of two or more written `a-b` ("0-3,8,10-11").
+[[nodiscard]] std::string format_id_list(const std::vector<int>& ids);
 
 }  // namespace gcsim

@@ -80,17 +80,5 @@ void ClusterState::release(const Allocation& a) {
   }
 }
 
-std::string format_id_list(const std::vector<int>& ids) {
-  std::string out;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ids[i]);
-    if (j > i) out += "-" + std::to_string(ids[j]);
-    i = j + 1;
-  }
-  return out;
-}
 
 }  // namespace gcsim

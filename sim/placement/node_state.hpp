@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/cluster/cluster.hpp"
+#include "sim/core/input_file.hpp"  // format_id_list
 
 namespace gcsim {
 
@@ -72,7 +73,5 @@ class ClusterState {
   int max_tpc_ = 1;
 };
 
-/// Slurm's bit_fmt: sorted ids, runs of two or more written `a-b` ("0-3,8,10-11").
-[[nodiscard]] std::string format_id_list(const std::vector<int>& ids);
 
 }  // namespace gcsim

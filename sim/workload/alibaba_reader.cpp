@@ -31,12 +31,7 @@ std::vector<Cell> split_cells(std::string_view line) {
   return out;
 }
 
-std::optional<double> parse_non_negative(std::string_view s) {
-  double v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || v < 0) return std::nullopt;
-  return v;
-}
+std::optional<double> parse_non_negative(std::string_view s) { return parse_non_negative_number(s); }
 
 // pandas writes a missing value as an empty field or as `nan`.
 bool is_missing(std::string_view s) { return s.empty() || to_lower(s) == "nan"; }

@@ -63,13 +63,7 @@ std::optional<int64_t> parse_count(std::string_view s) {
   return v;
 }
 
-std::optional<double> parse_seconds(std::string_view s) {
-  s = trim(s);
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || v < 0) return std::nullopt;
-  return v;
-}
+std::optional<double> parse_seconds(std::string_view s) { return parse_non_negative_number(s); }
 
 // "YYYY-MM-DD HH:MM:SS" (read as UTC) or epoch seconds.
 std::optional<int64_t> parse_when(std::string_view s) {

@@ -92,13 +92,7 @@ bool read_csv(const std::string& text, const std::string& path, std::vector<std:
   return true;
 }
 
-std::optional<double> parse_seconds(std::string_view s) {
-  s = trim(s);
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || v < 0) return std::nullopt;
-  return v;
-}
+std::optional<double> parse_seconds(std::string_view s) { return parse_non_negative_number(s); }
 
 }  // namespace
 
