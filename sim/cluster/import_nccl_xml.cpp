@@ -16,15 +16,6 @@
 
 namespace gcsim {
 
-namespace {
-/// InputError whose what() carries `file:line:col: error: message`.
-[[noreturn]] void throw_at(SourceLoc loc, std::string message) {
-  Diagnostics d;
-  d.error(std::move(loc), std::move(message));
-  throw InputError(std::move(d));
-}
-}  // namespace
-
 const std::string* XmlElement::attr(const std::string& key) const {
   for (const auto& [k, v] : attributes)
     if (k == key) return &v;
@@ -71,7 +62,7 @@ class XmlReader {
     const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), at);
     const size_t line = static_cast<size_t>(it - line_starts_.begin());
     const size_t col = at - line_starts_[line - 1] + 1;
-    throw_at(SourceLoc{path_, static_cast<int>(line), static_cast<int>(col)}, msg);
+    throw InputError(SourceLoc{path_, static_cast<int>(line), static_cast<int>(col)}, msg);
   }
   std::pair<int, int> where(size_t at) const {
     const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), at);
@@ -504,10 +495,10 @@ struct Importer {
 
   void run(const XmlElement& root) {
     if (root.name == "graphs")
-      throw_at(SourceLoc{path, root.line, root.col},
+      throw InputError(SourceLoc{path, root.line, root.col},
                        "this is an NCCL graph file (NCCL_GRAPH_FILE), not a topology");
     if (root.name != "system")
-      throw_at(SourceLoc{path, root.line, root.col},
+      throw InputError(SourceLoc{path, root.line, root.col},
                        "expected an NCCL topology (<system version=\"1\">), found <" + root.name + ">");
     if (const std::string* v = root.attr("version"); v && *v != "1")
       w.warning(at(root), "NCCL topology version " + *v + " (this importer knows version 1)");
@@ -518,7 +509,7 @@ struct Importer {
       if (ch.name == "cpu") cpus.push_back(&ch);
       else w.warning(at(ch), "ignored <" + ch.name + "> under <system>");
     }
-    if (cpus.empty()) throw_at(SourceLoc{path, root.line, root.col}, "no <cpu> element in the topology");
+    if (cpus.empty()) throw InputError(SourceLoc{path, root.line, root.col}, "no <cpu> element in the topology");
     std::vector<long> ids;
     bool ids_ok = true;
     for (const auto* c : cpus) {

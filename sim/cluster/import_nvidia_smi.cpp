@@ -14,13 +14,6 @@ namespace gcsim {
 
 namespace {
 
-/// InputError whose what() carries `file:line:col: error: message`.
-[[noreturn]] void throw_at(SourceLoc loc, std::string message) {
-  Diagnostics d;
-  d.error(std::move(loc), std::move(message));
-  throw InputError(std::move(d));
-}
-
 // ---------------------------------------------------------------- tokenising
 
 struct Token {
@@ -102,7 +95,7 @@ NvidiaSmiMatrix parse_nvidia_smi_topo(const std::string& text, const std::string
     }
   }
   if (header.empty())
-    throw_at(SourceLoc{path, 0, 0},
+    throw InputError(SourceLoc{path, 0, 0},
                      "no nvidia-smi topo -m matrix found (expected a header line starting with GPU0)");
   m.header_line = static_cast<int>(li) + 1;
 

@@ -14,28 +14,6 @@ namespace gcsim {
 
 namespace {
 
-struct Cell {
-  std::string_view text;
-  int col = 1;
-};
-
-std::vector<Cell> split_cells(std::string_view line) {
-  std::vector<Cell> out;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = line.find(',', start);
-    const size_t end = comma == std::string_view::npos ? line.size() : comma;
-    out.push_back({trim(line.substr(start, end - start)), static_cast<int>(start) + 1});
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
-std::optional<double> parse_non_negative(std::string_view s) { return parse_non_negative_number(s); }
-
-bool is_missing(std::string_view s) { return s.empty() || to_lower(s) == "nan"; }
-
 // GPU memory when the model name states it: `V100M16` / `V100M32` (GiB). 0 = unknown.
 int64_t gpu_memory_from_model(std::string_view model) {
   const size_t m = model.find_last_of("Mm");
@@ -127,7 +105,7 @@ Cluster parse_alibaba_v2023_nodes(const std::string& text, const std::string& pa
   if (hdr == lines.size()) throw InputError(SourceLoc{path, 1, 1}, "empty Alibaba node list: expected a header line");
   const int hdr_line = static_cast<int>(hdr) + 1;
   static const std::vector<std::string> kColumns = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
-  const auto head = split_cells(lines[hdr]);
+  const auto head = split_plain_csv(lines[hdr]);
   std::map<std::string, size_t> col;
   for (size_t c = 0; c < head.size(); ++c) {
     const std::string h = to_lower(head[c].text);
@@ -149,17 +127,17 @@ Cluster parse_alibaba_v2023_nodes(const std::string& text, const std::string& pa
     const std::string_view line = lines[ln];
     const int lineno = static_cast<int>(ln) + 1;
     if (trim(line).empty()) continue;
-    const auto cells = split_cells(line);
+    const auto cells = split_plain_csv(line);
     if (cells.size() != head.size()) {
       errs.error({path, lineno, 1},
                  "expected " + std::to_string(head.size()) + " fields, found " + std::to_string(cells.size()));
       continue;
     }
-    auto cell = [&](const char* name) -> const Cell& { return cells[col.at(name)]; };
+    auto cell = [&](const char* name) -> const CsvCell& { return cells[col.at(name)]; };
     bool ok = true;
     auto number = [&](const char* name, double max) -> double {
-      const Cell& c = cell(name);
-      const auto v = parse_non_negative(c.text);
+      const CsvCell& c = cell(name);
+      const auto v = parse_non_negative_number(c.text);
       if (!v || *v > max) {
         errs.error({path, lineno, c.col}, std::string(name) + " '" + std::string(c.text) +
                                               "' is not a number in 0.." + std::to_string(static_cast<int64_t>(max)));
@@ -193,9 +171,9 @@ Cluster parse_alibaba_v2023_nodes(const std::string& text, const std::string& pa
     }
     s.memory_mb = static_cast<int64_t>(memory_mib);
     s.gpus = static_cast<int>(gpus);
-    const Cell& model = cell("model");
+    const CsvCell& model = cell("model");
     if (s.gpus > 0) {
-      if (is_missing(model.text)) {
+      if (is_missing_value(model.text)) {
         errs.error({path, lineno, model.col}, "a node with " + std::to_string(s.gpus) + " GPUs needs a GPU model");
         continue;
       }
@@ -223,7 +201,7 @@ std::vector<std::string> parse_pai_v2020_header(const std::string& text, const s
   while (ln < lines.size() && trim(lines[ln]).empty()) ++ln;
   if (ln == lines.size()) throw InputError(SourceLoc{header_path, 1, 1}, "empty header file: expected column names");
   Diagnostics errs;
-  for (const Cell& c : split_cells(lines[ln])) {
+  for (const CsvCell& c : split_plain_csv(lines[ln])) {
     if (c.text.empty()) errs.error({header_path, static_cast<int>(ln) + 1, c.col}, "empty column name");
     cols.emplace_back(c.text);
   }
@@ -255,17 +233,17 @@ Cluster parse_pai_v2020_machines(const std::string& text, const std::vector<std:
     const std::string_view line = lines[ln];
     const int lineno = static_cast<int>(ln) + 1;
     if (trim(line).empty()) continue;
-    const auto cells = split_cells(line);
+    const auto cells = split_plain_csv(line);
     if (cells.size() != columns.size()) {
       errs.error({path, lineno, 1}, "expected " + std::to_string(columns.size()) + " fields (" +
                                         std::to_string(columns.size()) + " column names), found " +
                                         std::to_string(cells.size()));
       continue;
     }
-    auto cell = [&](const char* name) -> const Cell& { return cells[col.at(name)]; };
+    auto cell = [&](const char* name) -> const CsvCell& { return cells[col.at(name)]; };
     bool ok = true;
     auto count = [&](const char* name, int64_t max) -> int64_t {
-      const Cell& c = cell(name);
+      const CsvCell& c = cell(name);
       int64_t v = 0;
       const auto [p, ec] = std::from_chars(c.text.data(), c.text.data() + c.text.size(), v);
       if (c.text.empty() || ec != std::errc() || p != c.text.data() + c.text.size() || v < 0 || v > max) {
@@ -292,7 +270,7 @@ Cluster parse_pai_v2020_machines(const std::string& text, const std::vector<std:
       continue;
     }
     const std::string type(cell("gpu_type").text);
-    const bool cpu_only = type.empty() || to_lower(type) == "cpu" || is_missing(type);
+    const bool cpu_only = type.empty() || to_lower(type) == "cpu" || is_missing_value(type);
     if (cpu_only && gpus > 0) {
       errs.error({path, lineno, cell("gpu_type").col},
                  "machine has " + std::to_string(gpus) + " GPUs but gpu_type '" + type + "' names no GPU model");

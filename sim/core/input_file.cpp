@@ -193,6 +193,32 @@ std::optional<double> parse_non_negative_number(std::string_view s) {
   return v;
 }
 
+std::vector<CsvCell> split_plain_csv(std::string_view line) {
+  std::vector<CsvCell> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = line.find(',', start);
+    const size_t end = comma == std::string_view::npos ? line.size() : comma;
+    out.push_back({trim(line.substr(start, end - start)), static_cast<int>(start) + 1});
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool is_missing_value(std::string_view s) {
+  const std::string v = to_lower(trim(s));
+  return v.empty() || v == "nan" || v == "none" || v == "nat";
+}
+
+std::optional<int64_t> parse_integer(std::string_view s) {
+  s = trim(s);
+  int64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
 std::string format_id_list(const std::vector<int>& ids) {
   std::string out;
   for (size_t i = 0; i < ids.size();) {

@@ -2,6 +2,7 @@
 // Errors (missing file, corrupt gzip) become InputError with the file name.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,17 @@ namespace gcsim {
 /// Whitespace-separated tokens.
 [[nodiscard]] std::vector<std::string_view> split_ws(std::string_view s);
 [[nodiscard]] std::string to_lower(std::string_view s);
+/// One field of an unquoted comma-separated line, trimmed, with its 1-based column.
+struct CsvCell {
+  std::string_view text;
+  int col = 1;
+};
+/// Splits an unquoted CSV line (no quoting, as pandas writes plain numeric tables).
+[[nodiscard]] std::vector<CsvCell> split_plain_csv(std::string_view line);
+/// pandas' spellings of a missing value: empty, `nan`, `None`, `NaT` (any case).
+[[nodiscard]] bool is_missing_value(std::string_view s);
+/// A whole decimal integer filling all of `s` (after trimming), else std::nullopt.
+[[nodiscard]] std::optional<int64_t> parse_integer(std::string_view s);
 /// A finite, non-negative decimal number filling all of `s` (after trimming), else std::nullopt.
 [[nodiscard]] std::optional<double> parse_non_negative_number(std::string_view s);
 /// Slurm's bit_fmt: sorted ids, runs of two or more written `a-b` ("0-3,8,10-11").

@@ -12,30 +12,6 @@ namespace gcsim {
 
 namespace {
 
-struct Cell {
-  std::string_view text;
-  int col = 1;  // 1-based column of the field's first character
-};
-
-// The v2023 files are plain comma-separated values without quoting.
-std::vector<Cell> split_cells(std::string_view line) {
-  std::vector<Cell> out;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = line.find(',', start);
-    const size_t end = comma == std::string_view::npos ? line.size() : comma;
-    out.push_back({trim(line.substr(start, end - start)), static_cast<int>(start) + 1});
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
-std::optional<double> parse_non_negative(std::string_view s) { return parse_non_negative_number(s); }
-
-// pandas writes a missing value as an empty field or as `nan`.
-bool is_missing(std::string_view s) { return s.empty() || to_lower(s) == "nan"; }
-
 RecordedState state_of_phase(std::string_view phase) {
   if (phase == "Succeeded") return RecordedState::kCompleted;
   if (phase == "Failed") return RecordedState::kFailed;
@@ -71,7 +47,7 @@ Trace parse_alibaba_v2023_pods(const std::string& text, const std::string& path,
                                                      "num_gpu",       "gpu_milli",     "creation_time",
                                                      "deletion_time", "scheduled_time"};
   static const std::vector<std::string> kOptional = {"gpu_spec", "qos", "pod_phase"};
-  const auto head = split_cells(lines[hdr]);
+  const auto head = split_plain_csv(lines[hdr]);
   std::map<std::string, size_t> col;
   for (size_t c = 0; c < head.size(); ++c) {
     const std::string h = to_lower(head[c].text);
@@ -107,20 +83,20 @@ Trace parse_alibaba_v2023_pods(const std::string& text, const std::string& path,
                  "quoted fields do not occur in Alibaba v2023 pod lists");
       continue;
     }
-    const auto cells = split_cells(line);
+    const auto cells = split_plain_csv(line);
     if (cells.size() != head.size()) {
       errs.error({path, lineno, 1},
                  "expected " + std::to_string(head.size()) + " fields, found " + std::to_string(cells.size()));
       continue;
     }
-    auto cell = [&](const char* name) -> const Cell* {
+    auto cell = [&](const char* name) -> const CsvCell* {
       const auto it = col.find(name);
       return it == col.end() ? nullptr : &cells[it->second];
     };
     bool ok = true;
     auto number = [&](const char* name) -> double {
-      const Cell* c = cell(name);
-      const auto v = parse_non_negative(c->text);
+      const CsvCell* c = cell(name);
+      const auto v = parse_non_negative_number(c->text);
       if (!v) {
         errs.error({path, lineno, c->col},
                    std::string(name) + " '" + std::string(c->text) + "' is not a non-negative number");
@@ -130,8 +106,8 @@ Trace parse_alibaba_v2023_pods(const std::string& text, const std::string& path,
       return *v;
     };
     auto optional_time = [&](const char* name) -> std::optional<double> {
-      const Cell* c = cell(name);
-      if (is_missing(c->text)) return std::nullopt;
+      const CsvCell* c = cell(name);
+      if (is_missing_value(c->text)) return std::nullopt;
       return number(name);
     };
 
@@ -200,7 +176,7 @@ Trace parse_alibaba_v2023_pods(const std::string& text, const std::string& path,
     } else {
       zero_mem.add(lineno);  // --mem=0 would mean "the whole node" to Slurm: leave it unset
     }
-    if (const Cell* spec = cell("gpu_spec"); spec && !is_missing(spec->text)) {
+    if (const CsvCell* spec = cell("gpu_spec"); spec && !is_missing_value(spec->text)) {
       for (auto alt : split(spec->text, '|')) {
         const std::string type = alibaba_gres_type(alt);
         if (type.empty()) {
@@ -224,8 +200,8 @@ Trace parse_alibaba_v2023_pods(const std::string& text, const std::string& path,
         fractional_gpu.add(lineno);
       }
     }
-    if (const Cell* q = cell("qos")) j.req.qos = std::string(q->text);
-    if (const Cell* ph = cell("pod_phase")) j.recorded_state = state_of_phase(ph->text);
+    if (const CsvCell* q = cell("qos")) j.req.qos = std::string(q->text);
+    if (const CsvCell* ph = cell("pod_phase")) j.recorded_state = state_of_phase(ph->text);
     j.req.job_name = j.name;
     j.submit = SimTime::from_seconds_ceil(creation);
     j.duration = SimTime::from_seconds_ceil(*deletion - start);

@@ -56,14 +56,10 @@ bool split_csv_line(std::string_view line, std::vector<Cell>& out, int& bad_col)
 }
 
 std::optional<int64_t> parse_count(std::string_view s) {
-  s = trim(s);
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < 0) return std::nullopt;
+  const auto v = parse_integer(s);
+  if (!v || *v < 0) return std::nullopt;
   return v;
 }
-
-std::optional<double> parse_seconds(std::string_view s) { return parse_non_negative_number(s); }
 
 // "YYYY-MM-DD HH:MM:SS" (read as UTC) or epoch seconds.
 std::optional<int64_t> parse_when(std::string_view s) {
@@ -71,11 +67,6 @@ std::optional<int64_t> parse_when(std::string_view s) {
   if (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return parse_count(s);
   return slurm_time::parse_iso(s);
-}
-
-bool is_missing(std::string_view s) {
-  s = trim(s);
-  return s.empty() || s == "nan" || s == "NaN" || s == "None" || s == "NaT";
 }
 
 struct HeliosRecord {
@@ -180,11 +171,11 @@ Trace parse_helios_csv(const std::string& text, const std::string& path, Diagnos
     const auto gpus = parse_count(gc->text);
     if (!gpus) err(gc, "invalid gpu_num '" + gc->text + "': expected a non-negative integer");
     std::optional<int64_t> cpus, nodes;
-    if (const Cell* c = cell("cpu_num"); c && !is_missing(c->text)) {
+    if (const Cell* c = cell("cpu_num"); c && !is_missing_value(c->text)) {
       cpus = parse_count(c->text);
       if (!cpus) err(c, "invalid cpu_num '" + c->text + "': expected a non-negative integer");
     }
-    if (const Cell* c = cell("node_num"); c && !is_missing(c->text)) {
+    if (const Cell* c = cell("node_num"); c && !is_missing_value(c->text)) {
       nodes = parse_count(c->text);
       if (!nodes) err(c, "invalid node_num '" + c->text + "': expected a non-negative integer");
     }
@@ -193,28 +184,28 @@ Trace parse_helios_csv(const std::string& text, const std::string& path, Diagnos
     std::optional<int64_t> start, end;
     const Cell* stc = cell("start_time");
     const Cell* enc = cell("end_time");
-    if (stc && !is_missing(stc->text)) {
+    if (stc && !is_missing_value(stc->text)) {
       start = parse_when(stc->text);
       if (!start) err(stc, "invalid start_time '" + stc->text + "'");
     }
-    if (enc && !is_missing(enc->text)) {
+    if (enc && !is_missing_value(enc->text)) {
       end = parse_when(enc->text);
       if (!end) err(enc, "invalid end_time '" + enc->text + "'");
     }
     const Cell* dc = cell("duration");
-    if (dc && !is_missing(dc->text)) {
-      const auto d = parse_seconds(dc->text);
+    if (dc && !is_missing_value(dc->text)) {
+      const auto d = parse_non_negative_number(dc->text);
       if (!d) err(dc, "invalid duration '" + dc->text + "': expected non-negative seconds");
       else j.duration = SimTime::us(std::llround(*d * SimTime::kPerSecond));
     } else if (start && end) {
       if (*end < *start) err(enc, "end_time is before start_time");
       else j.duration = SimTime::seconds(*end - *start);
-    } else if (stc && is_missing(stc->text)) {
+    } else if (stc && is_missing_value(stc->text)) {
       j.duration = SimTime();
     } else {
       err(dc ? dc : enc, "no duration and no start_time/end_time to compute it from");
     }
-    if (stc && is_missing(stc->text)) ++never_started;
+    if (stc && is_missing_value(stc->text)) ++never_started;
     if (errs.error_count() != before) continue;
 
     // Request: one task per node holding that node's share of the CPUs and GPUs.

@@ -16,14 +16,6 @@ namespace gcsim {
 
 namespace {
 
-std::optional<int64_t> to_int(std::string_view s) {
-  int64_t v = 0;
-  s = trim(s);
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 // Slurm memory in TRES strings: 64000M, 64G, 1.50T (MB default).
 std::optional<int64_t> tres_mem_mb(std::string_view s) {
   s = trim(s);
@@ -125,7 +117,7 @@ Trace parse_sacct_trace(const std::string& text, const std::string& path, Diagno
     }
     std::optional<SimTime> elapsed;
     if (col.count("ElapsedRaw")) {
-      if (auto v = to_int(cell("ElapsedRaw"))) elapsed = SimTime::seconds(*v);
+      if (auto v = parse_integer(cell("ElapsedRaw"))) elapsed = SimTime::seconds(*v);
     } else {
       elapsed = slurm_time::parse_elapsed(cell("Elapsed"));
     }
@@ -156,17 +148,17 @@ Trace parse_sacct_trace(const std::string& text, const std::string& path, Diagno
         continue;
       }
       const std::string_view key = kv.substr(0, eq), val = kv.substr(eq + 1);
-      if (key == "cpu") cpus = to_int(val).value_or(0);
-      else if (key == "node") nodes = to_int(val).value_or(0);
+      if (key == "cpu") cpus = parse_integer(val).value_or(0);
+      else if (key == "node") nodes = parse_integer(val).value_or(0);
       else if (key == "mem") mem = tres_mem_mb(val).value_or(-1);
-      else if (key == "gres/gpu") gpus = to_int(val).value_or(0);
+      else if (key == "gres/gpu") gpus = parse_integer(val).value_or(0);
       else if (key.rfind("gres/gpu:", 0) == 0) {
         gpu_type = std::string(key.substr(9));
-        gpus = std::max<int64_t>(gpus, to_int(val).value_or(0));
+        gpus = std::max<int64_t>(gpus, parse_integer(val).value_or(0));
       }
     }
-    if (cpus <= 0) cpus = to_int(cell("NCPUS")).value_or(1);
-    if (nodes <= 0) nodes = to_int(cell("NNodes")).value_or(1);
+    if (cpus <= 0) cpus = parse_integer(cell("NCPUS")).value_or(1);
+    if (nodes <= 0) nodes = parse_integer(cell("NNodes")).value_or(1);
     j.req.nodes_min = static_cast<int>(std::max<int64_t>(1, nodes));
     j.req.ntasks = static_cast<int>(std::max<int64_t>(cpus, *j.req.nodes_min));
     j.req.cpus_per_task = 1;

@@ -92,7 +92,6 @@ bool read_csv(const std::string& text, const std::string& path, std::vector<std:
   return true;
 }
 
-std::optional<double> parse_seconds(std::string_view s) { return parse_non_negative_number(s); }
 
 }  // namespace
 
@@ -145,11 +144,11 @@ Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagn
     if (j.name.empty()) errs.error({path, line, field("name")->col}, "empty job name");
     if (!j.name.empty() && !names.insert(j.name).second)
       errs.error({path, line, field("name")->col}, "duplicate job name '" + j.name + "'");
-    const auto submit = parse_seconds(field("submit")->text);
+    const auto submit = parse_non_negative_number(field("submit")->text);
     if (!submit)
       errs.error({path, line, field("submit")->col},
                  "invalid submit time '" + field("submit")->text + "': expected non-negative seconds");
-    const auto duration = parse_seconds(field("duration")->text);
+    const auto duration = parse_non_negative_number(field("duration")->text);
     if (!duration)
       errs.error({path, line, field("duration")->col},
                  "invalid duration '" + field("duration")->text + "': expected non-negative seconds");
