@@ -555,9 +555,7 @@ NodePlacement place_on_template(const NodeTemplate& t, const std::vector<uint8_t
     std::iota(cores.begin(), cores.end(), 0);
     std::iota(gpus.begin(), gpus.end(), 0);
     auto binds = bind_tasks(v, cores, req.gpus > 0 ? gpus : std::vector<int>{});
-    auto p = finish(v, cores, gpus, std::move(binds));
-    p.alloc.mem_mb = t.memory_mb > 0 ? std::max(req.mem_mb, int64_t{0}) : 0;
-    return p;
+    return finish(v, cores, gpus, std::move(binds));
   }
   switch (mode) {
     case PlacementMode::kSlurm: return place_slurm(v);
@@ -576,7 +574,6 @@ NodePlacement place_on_node(const ClusterState& state, int node, const NodeReque
 
 std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape, const ClusterState& state, int node,
                                                           int tasks, int gpus) const {
-  const auto& t = state.cluster().tmpl(node);
   if (shape.exclusive && !state.idle(node)) return std::nullopt;
   NodeRequest r;
   r.tasks = tasks;
@@ -589,14 +586,9 @@ std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape,
   r.enforce_binding = shape.enforce_binding;
   r.gpu_bind = shape.gpu_bind;
   r.distribution = shape.distribution;
-  // Memory as the linear allocator charges it (whole node for --exclusive/--mem=0).
-  auto linear = take_on_node_linear(shape, state, node, tasks, gpus);
-  if (!linear) return std::nullopt;
-  r.mem_mb = linear->mem_mb;
+  r.mem_mb = node_memory_mb(shape, state.cluster().tmpl(node), tasks, gpus);
   NodePlacement p = place_on_node(state, node, r, mode_);
   if (!p.fits) return std::nullopt;
-  if (shape.exclusive) p.alloc.mem_mb = linear->mem_mb;
-  (void)t;
   return p.alloc;
 }
 

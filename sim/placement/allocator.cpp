@@ -29,6 +29,19 @@ int64_t mem_needed(const JobShape& shape, const NodeTemplate& t, int cores, int 
 
 }  // namespace
 
+int cores_needed(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus) {
+  if (shape.exclusive) return t.cores();
+  int64_t cpus = static_cast<int64_t>(tasks) * shape.cpus_per_task;
+  if (shape.cpus_per_gpu > 0) cpus = std::max<int64_t>(cpus, static_cast<int64_t>(shape.cpus_per_gpu) * gpus);
+  // Each task gets whole cores (CR_Core): round each task up separately.
+  return std::max(cores_for_cpus(cpus, t.threads_per_core),
+                  tasks * cores_for_cpus(shape.cpus_per_task, t.threads_per_core));
+}
+
+int64_t node_memory_mb(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus) {
+  return mem_needed(shape, t, cores_needed(shape, t, tasks, gpus), gpus);
+}
+
 int max_tasks_on_node(const JobShape& shape, const ClusterState& state, int node) {
   const auto& t = state.cluster().tmpl(node);
   const auto& s = state.node(node);
@@ -61,12 +74,7 @@ std::optional<NodeAlloc> take_on_node_linear(const JobShape& shape, const Cluste
   na.node = node;
   na.tasks = tasks;
   na.whole_node = shape.exclusive;
-  int64_t cpus = static_cast<int64_t>(tasks) * shape.cpus_per_task;
-  if (shape.cpus_per_gpu > 0) cpus = std::max<int64_t>(cpus, static_cast<int64_t>(shape.cpus_per_gpu) * gpus);
-  int ncores = shape.exclusive ? t.cores() : cores_for_cpus(cpus, t.threads_per_core);
-  // Each task gets whole cores (CR_Core): round each task up separately.
-  if (!shape.exclusive)
-    ncores = std::max(ncores, tasks * cores_for_cpus(shape.cpus_per_task, t.threads_per_core));
+  const int ncores = cores_needed(shape, t, tasks, gpus);
   if (ncores > s.free_cores) return std::nullopt;
   const auto free_gpus = free_gpus_of_type(shape, state, node);
   if (gpus > static_cast<int>(free_gpus.size())) return std::nullopt;

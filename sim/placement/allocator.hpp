@@ -29,6 +29,13 @@ class Allocator {
 [[nodiscard]] std::optional<NodeAlloc> take_on_node_linear(const JobShape& shape, const ClusterState& state,
                                                            int node, int tasks, int gpus);
 
+/// Whole cores `tasks` tasks with `gpus` GPUs of the shape take on a node of template `t`
+/// (CR_Core: each task rounded up to whole cores; --cpus-per-gpu; all for --exclusive).
+[[nodiscard]] int cores_needed(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus);
+/// Memory (MiB) the shape charges on such a node: --mem, --mem-per-cpu x CPUs,
+/// --mem-per-gpu x GPUs, or the whole node for --exclusive / --mem=0.
+[[nodiscard]] int64_t node_memory_mb(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus);
+
 /// How many of the shape's tasks (each with gpus_per_task GPUs) node `node` can take now.
 [[nodiscard]] int max_tasks_on_node(const JobShape& shape, const ClusterState& state, int node);
 

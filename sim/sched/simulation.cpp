@@ -80,11 +80,8 @@ void Simulation::schedule_once() {
   ++passes_;
   started_this_pass_.clear();
   policy_->schedule(*this);
-  if (!started_this_pass_.empty()) {
-    std::vector<uint8_t> started(out_.size(), 0);
-    for (int j : started_this_pass_) started[j] = 1;
-    std::erase_if(pending_, [&](int j) { return started[j] != 0; });
-  }
+  // Started jobs leave the queue; is_running_ already marks them, so no per-pass allocation.
+  if (!started_this_pass_.empty()) std::erase_if(pending_, [&](int j) { return is_running_[j] != 0; });
 }
 
 void Simulation::advance_to(SimTime t) {
