@@ -54,10 +54,12 @@ void EasyPolicy::schedule(SchedContext& ctx) {
     }
     // Runs past the shadow time: only on resources the head does not need then.
     if (!shadow_state.fits(*a)) continue;
-    ClusterState trial = shadow_state;
-    trial.allocate(*a);
-    if (!alloc.allocate(ctx.shape(head), trial, ctx.node_order(head))) continue;
-    shadow_state = std::move(trial);
+    // Try it in place and undo, rather than copying the whole cluster per candidate.
+    shadow_state.allocate(*a);
+    if (!alloc.allocate(ctx.shape(head), shadow_state, ctx.node_order(head))) {
+      shadow_state.release(*a);
+      continue;
+    }
     ctx.start(j, *a, StartedBy::kBackfill);
   }
 }
