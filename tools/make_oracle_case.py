@@ -36,6 +36,43 @@ MIXES = {
         (10, "--ntasks=2 --cpus-per-task=1 --mem=2000"),
         (6, "--nodes=2 --ntasks-per-node=2 --cpus-per-task=2 --gres=gpu:2 --mem=8000"),
     ],
+    # eight 2-socket x 4-core nodes with one GPU per socket under three leaf switches
+    # (3+3+2 nodes) of a topology/tree; multi-node jobs with and without --switches
+    "topo-tree": [
+        (25, "--ntasks=1 --cpus-per-task=2 --gres=gpu:1 --mem=4000"),
+        (12, "--nodes=1 --ntasks=8 --mem=8000"),
+        (12, "--nodes=2 --ntasks-per-node=2 --cpus-per-task=2 --gres=gpu:2 --mem=8000"),
+        (10, "--nodes=2 --ntasks-per-node=1 --cpus-per-task=4 --gres=gpu:1 --mem=4000 --switches=1"),
+        (8, "--nodes=3 --ntasks-per-node=4 --gres=gpu:2 --mem=8000 --switches=1"),
+        (8, "--nodes=4 --ntasks-per-node=2 --cpus-per-task=2 --gres=gpu:2 --mem=8000"),
+        (10, "--ntasks=4 --cpus-per-task=1 --mem=2000"),
+        (6, "--nodes=3 --ntasks-per-node=8 --mem=8000"),
+    ],
+    # gpu-sockets nodes; GPU-to-core binding requests: enforce-binding, --gpus-per-task,
+    # --cpus-per-gpu, per-job --gpus
+    "binding": [
+        (20, "--ntasks=1 --cpus-per-task=6 --gres=gpu:1 --gres-flags=enforce-binding --mem=4000"),
+        (15, "--ntasks=2 --cpus-per-task=3 --gpus-per-task=1 --mem=4000"),
+        (12, "--nodes=1 --gpus=2 --cpus-per-gpu=4 --mem=8000"),
+        (10, "--nodes=1 --ntasks=4 --gpus-per-task=1 --cpus-per-task=2 --mem=8000"),
+        (10, "--gres=gpu:2 --cpus-per-gpu=3 --gres-flags=enforce-binding --mem=8000"),
+        (10, "--ntasks=1 --cpus-per-task=10 --gres=gpu:1 --mem=8000"),
+        (12, "--ntasks=6 --cpus-per-task=1 --mem=3000"),
+        (6, "--nodes=2 --ntasks-per-node=2 --gpus-per-task=1 --cpus-per-task=2 --mem=8000"),
+    ],
+    # gpu-sockets nodes; three accounts with unequal shares compete (Fair Tree + age)
+    "fairshare": [
+        (35, "--ntasks=1 --cpus-per-task=4 --gres=gpu:1 --mem=4000"),
+        (20, "--ntasks=1 --cpus-per-task=8 --gres=gpu:2 --mem=8000"),
+        (15, "--nodes=1 --ntasks=16 --gres=gpu:4 --mem=16000"),
+        (15, "--ntasks=4 --cpus-per-task=2 --mem=4000"),
+        (10, "--nodes=2 --ntasks-per-node=8 --gres=gpu:2 --mem=8000"),
+    ],
+}
+
+# account draw per mix (account, weight); mixes without an entry write no account column
+ACCOUNTS = {
+    "fairshare": [("acct_a", 50), ("acct_b", 30), ("acct_c", 20)],
 }
 
 
@@ -50,6 +87,8 @@ def main():
     arrivals = random.Random(f"{a.seed}/arrivals")
     sizes = random.Random(f"{a.seed}/sizes")
     durations = random.Random(f"{a.seed}/durations")
+    owners = random.Random(f"{a.seed}/accounts")
+    accounts = ACCOUNTS.get(a.mix)
     mix = MIXES[a.mix]
     weights = [w for w, _ in mix]
     rows = []
@@ -59,10 +98,13 @@ def main():
         args = sizes.choices([m for _, m in mix], weights=weights)[0]
         dur = int(durations.uniform(15, 75))
         limit_min = (dur + 10 + 59) // 60 + durations.choice([0, 0, 1, 2])
-        rows.append([f"j{i + 1:03d}", int(t), dur, f"{args} --time={limit_min}"])
+        row = [f"j{i + 1:03d}", int(t), dur, f"{args} --time={limit_min}"]
+        if accounts:
+            row += ["", owners.choices([n for n, _ in accounts], weights=[w for _, w in accounts])[0]]
+        rows.append(row)
     with open(a.output, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-        w.writerow(["name", "submit", "duration", "args"])
+        w.writerow(["name", "submit", "duration", "args"] + (["user", "account"] if accounts else []))
         w.writerows(rows)
     print(f"{len(rows)} jobs, last submit at {int(t)} s -> {a.output}")
 

@@ -8,6 +8,7 @@ const std::vector<PolicyInfo>& policy_list() {
   static const std::vector<PolicyInfo> list = {
       {"fcfs", "strict first-come first-served; the first job that does not fit blocks the queue"},
       {"easy", "EASY backfill: one reservation for the queue head, later jobs may not delay it"},
+      {"slurm", "Slurm 22.05-23.11: main loop + backfill reservations, multifactor priority, cons_tres, topology/tree"},
   };
   return list;
 }
@@ -15,7 +16,21 @@ const std::vector<PolicyInfo>& policy_list() {
 std::unique_ptr<Policy> make_policy(const std::string& name) {
   if (name == "fcfs") return std::make_unique<FcfsPolicy>();
   if (name == "easy") return std::make_unique<EasyPolicy>();
+  if (name == "slurm") {
+    Diagnostics ignored;
+    return make_policy(name, SlurmPolicyInputs{}, ignored);
+  }
   return nullptr;
+}
+
+std::unique_ptr<Policy> make_policy(const std::string& name, const SlurmPolicyInputs& in, Diagnostics& warnings) {
+  if (name == "slurm") {
+    static const Cluster kEmpty;
+    SlurmPolicyInputs x = in;
+    if (!x.cluster) x.cluster = &kEmpty;
+    return std::make_unique<SlurmPolicy>(x, warnings);
+  }
+  return make_policy(name);
 }
 
 }  // namespace gcsim

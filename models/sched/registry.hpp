@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/sched/slurm_policy.hpp"
 #include "sim/sched/policy.hpp"
 
 namespace gcsim {
@@ -15,7 +16,10 @@ struct PolicyInfo {
 };
 
 [[nodiscard]] const std::vector<PolicyInfo>& policy_list();
-/// std::nullptr when the name is unknown.
+/// std::nullptr when the name is unknown. Policies that read the cluster's slurm.conf
+/// keys (slurm) need `cluster`; without one they use Slurm's defaults on an empty map.
 [[nodiscard]] std::unique_ptr<Policy> make_policy(const std::string& name);
+[[nodiscard]] std::unique_ptr<Policy> make_policy(const std::string& name, const SlurmPolicyInputs& in,
+                                                  Diagnostics& warnings);
 
 }  // namespace gcsim

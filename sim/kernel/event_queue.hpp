@@ -20,7 +20,7 @@ enum class Phase : uint8_t {
   kMetrics = 4,   // samplers and observers
 };
 
-enum class EventKind : uint8_t { kJobEnd, kJobSubmit, kJobEligible, kSchedPass, kSample };
+enum class EventKind : uint8_t { kJobEnd, kJobSubmit, kJobEligible, kSchedPass, kSample, kWake };
 
 struct Event {
   SimTime time;

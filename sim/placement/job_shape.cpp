@@ -47,6 +47,8 @@ std::optional<JobShape> make_job_shape(const Job& job, const Cluster& cluster, s
   s.cpus_per_gpu = r.cpus_per_gpu.value_or(0);
   s.tasks_per_node = r.ntasks_per_node.value_or(0);
   s.enforce_binding = r.gres_flags == "enforce-binding";
+  s.switches = r.switches.value_or(0);
+  s.switches_wait = r.switches_wait;
   s.cpu_bind = r.cpu_bind;
   s.gpu_bind = r.gpu_bind;
   s.distribution = r.distribution;

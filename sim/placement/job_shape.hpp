@@ -36,6 +36,8 @@ struct JobShape {
   std::string gpu_bind;          // --gpu-bind, verbatim
   std::string distribution;      // -m, verbatim ("block:cyclic")
   SimTime time_limit = SimTime::infinite();
+  int switches = 0;                       // --switches=N (0 = not given)
+  std::optional<SimTime> switches_wait;   // --switches=N@wait
 
   /// Total GPUs the job asks for (for ReqTRES).
   [[nodiscard]] int64_t requested_gpus() const;

@@ -42,6 +42,13 @@ class SchedContext {
   virtual void start(int j, const Allocation& a, StartedBy by) = 0;
   /// Records the start time a policy plans for a job (backfill reservations).
   virtual void reserve(int j, SimTime planned) = 0;
+  /// Asks for Policy::on_wake(ctx, tag) at time `t` (>= now), in the schedule phase.
+  /// Policies with their own timers (Slurm's main and backfill loops) use this.
+  virtual void wake_at(SimTime t, uint64_t tag) = 0;
+  /// When the job became eligible (entered the queue).
+  [[nodiscard]] virtual SimTime eligible_time(int j) const = 0;
+  /// When a running job started.
+  [[nodiscard]] virtual SimTime start_time(int j) const = 0;
 };
 
 class Policy {
@@ -52,6 +59,23 @@ class Policy {
   [[nodiscard]] virtual std::vector<std::pair<std::string, std::string>> parameters() const { return {}; }
   /// One scheduling pass.
   virtual void schedule(SchedContext& ctx) = 0;
+
+  // Event hooks. The defaults give the baseline behaviour: one pass at every instant
+  // at which a job arrives or ends.
+  /// true: the kernel runs schedule() whenever jobs arrive or end. false: it only
+  /// calls the hooks below and the policy drives itself with wake_at().
+  [[nodiscard]] virtual bool pass_on_change() const { return true; }
+  /// Called once before the first event, to arm timers.
+  virtual void on_begin(SchedContext& ctx) { (void)ctx; }
+  /// A job entered the queue (eligible now).
+  virtual void on_queued(SchedContext& ctx, int j) { (void)ctx; (void)j; }
+  /// A job ended and its resources are free again.
+  virtual void on_ended(SchedContext& ctx, int j) { (void)ctx; (void)j; }
+  /// A timer asked with wake_at() fired.
+  virtual void on_wake(SchedContext& ctx, uint64_t tag) { (void)tag; schedule(ctx); }
+  /// When a job that started at `start` with limit `limit` is killed if still running
+  /// (Slurm: at the first time-limit check after start + limit + OverTimeLimit).
+  [[nodiscard]] virtual SimTime kill_time(SimTime start, SimTime limit) const { return start + limit; }
 };
 
 }  // namespace gcsim

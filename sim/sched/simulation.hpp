@@ -29,6 +29,7 @@ struct JobOutcome {
   StartedBy started_by = StartedBy::kNone;
   std::optional<SimTime> first_reservation;  // earliest planned start a policy recorded
   std::string reject_reason;
+  bool failed = false;  // ended in a state afterok does not accept (timeout, recorded failure)
 };
 
 struct SimulationOptions {
@@ -75,6 +76,15 @@ class Simulation final : private SchedContext {
   [[nodiscard]] const Allocator& allocator() const override { return *allocator_; }
   void start(int j, const Allocation& a, StartedBy by) override;
   void reserve(int j, SimTime planned) override;
+  void wake_at(SimTime t, uint64_t tag) override;
+  [[nodiscard]] SimTime eligible_time(int j) const override { return out_[j].eligible; }
+  [[nodiscard]] SimTime start_time(int j) const override { return out_[j].start; }
+
+  /// Dependencies (--dependency): kUnmet while waiting, kMet once satisfied, kNever
+  /// when they can no longer be satisfied (Slurm: DependencyNeverSatisfied).
+  enum class DepState { kMet, kUnmet, kNever };
+  [[nodiscard]] DepState dependency_state(int j) const;
+  void recheck_dependencies();
 
   void prime();
   void process(const Event& e);
@@ -104,6 +114,9 @@ class Simulation final : private SchedContext {
   uint64_t events_ = 0;
   bool primed_ = false;
   std::unique_ptr<ClusterState> empty_;
+  std::vector<int> waiting_;                       // submitted jobs with unmet dependencies
+  std::vector<std::vector<int>> jobs_by_id_;       // job id value -> trace indices (array tasks share one)
+  bool self_driven_ = false;                       // policy drives passes with wake_at()
   uint64_t passes_ = 0;
 };
 

@@ -77,6 +77,9 @@ struct Job {
   int attempts = 0;            // scheduling attempts the trace records (Philly retries); 0 = not given
   int64_t recorded_gpus = 0;   // GPUs the job held according to the trace; 0 = not given / CPU job
   std::optional<SimTime> recorded_start;  // when the trace says it really started (replay report)
+  // Job arrays (--array): every task is its own Job with the array's id; sacct prints id_task.
+  int64_t array_task = -1;     // task id, -1 = not an array task
+  int array_max_running = 0;   // the array's %N cap, 0 = none
 };
 
 /// A trace as read: jobs in file order plus what the reader learned about the site.

@@ -170,11 +170,54 @@ Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagn
   // Slurm numbers jobs in submission order; ties keep file order (as the oracle submits).
   std::stable_sort(t.jobs.begin(), t.jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
   for (size_t k = 0; k < t.jobs.size(); ++k) t.jobs[k].id = JobId(static_cast<int64_t>(k) + 1);
+  expand_job_arrays(t);
   return t;
 }
 
 Trace read_sbatch_trace(const std::string& path, Diagnostics& diags) {
   return parse_sbatch_trace(read_input_file(path), path, diags);
+}
+
+// --array=1-10%2, 0-15:4, 1,3,5: one Job per task, all with the array's job id (sacct
+// prints id_task); the %N cap travels with every task for the policy to enforce.
+void expand_job_arrays(Trace& t) {
+  if (std::none_of(t.jobs.begin(), t.jobs.end(), [](const Job& j) { return !j.req.array.empty(); })) return;
+  std::vector<Job> out;
+  for (Job& j : t.jobs) {
+    if (j.req.array.empty()) {
+      out.push_back(std::move(j));
+      continue;
+    }
+    std::string spec = j.req.array;
+    int cap = 0;
+    if (auto pct = spec.find('%'); pct != std::string::npos) {
+      cap = std::atoi(spec.c_str() + pct + 1);
+      spec.resize(pct);
+    }
+    std::vector<int64_t> tasks;
+    for (std::string_view item : split(spec, ',')) {
+      item = trim(item);
+      int64_t step = 1;
+      if (auto c = item.find(':'); c != std::string_view::npos) {
+        step = std::max<int64_t>(1, std::atoll(std::string(item.substr(c + 1)).c_str()));
+        item = item.substr(0, c);
+      }
+      const auto dash = item.find('-');
+      const int64_t a = std::atoll(std::string(item.substr(0, dash)).c_str());
+      const int64_t b = dash == std::string_view::npos ? a : std::atoll(std::string(item.substr(dash + 1)).c_str());
+      for (int64_t v = a; v <= b; v += step) tasks.push_back(v);
+    }
+    std::sort(tasks.begin(), tasks.end());
+    tasks.erase(std::unique(tasks.begin(), tasks.end()), tasks.end());
+    for (int64_t task : tasks) {
+      Job c = j;
+      c.array_task = task;
+      c.array_max_running = cap;
+      c.req.array.clear();
+      out.push_back(std::move(c));
+    }
+  }
+  t.jobs = std::move(out);
 }
 
 }  // namespace gcsim

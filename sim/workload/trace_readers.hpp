@@ -27,5 +27,7 @@ namespace gcsim {
 /// Picks the reader from the file name (`.swf`, `.swf.gz`, `.csv`, `.csv.gz`) or, failing
 /// that, from the content. Throws InputError for an unknown format.
 [[nodiscard]] Trace read_trace(const std::string& path, Diagnostics& diags);
+/// Replaces every job with --array by one job per task (same id, array_task set).
+void expand_job_arrays(Trace& t);
 
 }  // namespace gcsim

@@ -142,13 +142,14 @@ struct RunArgs {
   int nodes = 0, cores_per_node = 0;
   std::string gpu_model;
   bool no_progress = false;
+  std::string accounts;
+  std::vector<std::string> set;
 };
 
 int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   const auto t0 = std::chrono::steady_clock::now();
   Diagnostics warnings;
-  auto policy = make_policy(a.policy);
-  if (!policy) {
+  if (!make_policy(a.policy)) {
     std::cerr << "gcsim: error: unknown policy '" << a.policy << "' (see 'gcsim policies')\n";
     return kExitBadInput;
   }
@@ -173,6 +174,18 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
     ca.gpu_model = a.gpu_model;
     cluster = load_cluster(a.cluster, ca);
   }
+  SlurmPolicyInputs pin;
+  pin.cluster = &cluster;
+  pin.accounts_path = a.accounts;
+  for (const auto& kv : a.set) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "gcsim: error: --set '" << kv << "': expected KEY=VALUE\n";
+      return kExitBadInput;
+    }
+    pin.overrides[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  auto policy = make_policy(a.policy, pin, warnings);
   for (const auto& d : warnings.all()) std::cerr << d.str() << "\n";
   if (inferred)
     std::cerr << "gcsim: note: no --cluster given; inferred " << cluster.nodes.size() << " nodes x "
@@ -183,6 +196,7 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   m.argv = argv;
   if (!a.cluster.empty()) m.inputs.push_back({"cluster", a.cluster, file_sha256(a.cluster)});
   m.inputs.push_back({"trace", a.trace, file_sha256(a.trace)});
+  if (!a.accounts.empty()) m.inputs.push_back({"accounts", a.accounts, file_sha256(a.accounts)});
   m.seed = a.seed;
   m.policy = policy->name();
   m.policy_params = policy->parameters();
@@ -337,6 +351,10 @@ int run_cli(const std::vector<std::string>& args) {
   run->add_option("--start", ra.start,
                   "wall-clock time of the trace's t=0 for sacct timestamps (default: the trace's own, else 1970)");
   run->add_flag("--no-progress", ra.no_progress, "never draw the progress bar");
+  run->add_option("--accounts", ra.accounts,
+                  "slurm policy: associations and shares, as 'sacctmgr dump CLUSTER file=F' writes them");
+  run->add_option("--set", ra.set,
+                  "slurm policy: override a SchedulerParameters option or timer phase (KEY=VALUE, repeatable)");
 
   std::string sinfo_cluster;
   auto* sinfo = app.add_subcommand("sinfo", "print the per-node breakdown as sinfo -N -o \"%N %P %c %m %G\" does");

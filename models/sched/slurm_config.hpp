@@ -1,0 +1,77 @@
+// What the `slurm` policy reads from slurm.conf: SchedulerParameters (main loop and
+// backfill), select/cons_tres settings, topology/tree, time limits and the
+// priority/multifactor weights. Defaults are Slurm 22.05-23.11's
+// (shared/research/slurm_internals.md sections 1.1, 1.4, 2.1, 3.1, 4.9).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/cluster.hpp"
+#include "sim/core/diagnostics.hpp"
+#include "sim/core/time.hpp"
+
+namespace gcsim {
+
+struct SlurmSchedConfig {
+  // main scheduler
+  SimTime batch_sched_delay = SimTime::seconds(3);
+  SimTime sched_interval = SimTime::seconds(60);  // full-queue pass; infinite = disabled
+  int default_queue_depth = 100;
+  int partition_job_depth = 0;
+  int sched_max_job_start = 0;
+  // backfill
+  bool backfill = true;  // SchedulerType=sched/backfill
+  SimTime bf_interval = SimTime::seconds(30);
+  SimTime bf_window = SimTime::seconds(1440 * 60);
+  SimTime bf_resolution = SimTime::seconds(60);
+  int bf_max_job_test = 500;
+  int bf_max_job_start = 0;
+  int bf_max_job_user = 0;
+  int bf_max_job_part = 0;
+  int bf_max_job_user_part = 0;
+  int bf_max_job_assoc = 0;
+  int bf_max_job_array_resv = 20;
+  SimTime bf_min_age_reserve;
+  int64_t bf_min_prio_reserve = 0;
+  int bf_job_part_count_reserve = 0;
+  bool bf_continue = false;
+  int bf_window_linear = 0;
+  SimTime max_switch_wait = SimTime::seconds(300);
+  // time limits
+  SimTime over_time_limit;                        // OverTimeLimit (minutes in slurm.conf)
+  SimTime time_limit_check = SimTime::seconds(30);  // PERIODIC_TIMEOUT
+  // select/cons_tres
+  bool topology_tree = false;  // TopologyPlugin=topology/tree
+  bool topo_optional = false;  // TopologyParam=TopoOptional
+  bool cr_socket = false;      // CR_Socket*: whole sockets
+  bool pack_serial_at_end = false;
+  bool cr_lln = false;
+  // Controller plumbing gcsim cannot read from slurm.conf: the instant (relative to
+  // trace time 0) slurmctld started, which sets the phase of every periodic timer, and
+  // the sub-second phases of the 1 s background tick and the backfill thread's 1 s
+  // re-check. Defaults: 0. Replays of the oracle set them (tests/oracle/README.md).
+  SimTime ctld_start;
+  SimTime main_tick_phase = SimTime::us(100000);
+  SimTime main_tick_period = SimTime::seconds(1);
+  SimTime bf_tick_phase = SimTime::us(40000);
+  SimTime bf_tick_period = SimTime::seconds(1);
+
+  /// Every parameter with its value, for the manifest and `gcsim policies`.
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> describe() const;
+};
+
+/// Reads the scheduling keys of `cluster.slurm_params`. An unparsable value is an
+/// error; a SchedulerParameters option gcsim does not model is one warning naming it.
+/// `overrides` (from `gcsim run --set KEY=VALUE`) replace SchedulerParameters options
+/// and the plumbing keys above.
+[[nodiscard]] SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster,
+                                                       const std::map<std::string, std::string>& overrides,
+                                                       Diagnostics& diags);
+
+/// Slurm's time-limit string in minutes ("60", "1-0", "2:30:00", "INFINITE") as used by
+/// OverTimeLimit, PriorityMaxAge and friends; std::nullopt when malformed.
+[[nodiscard]] std::optional<SimTime> parse_slurm_minutes(const std::string& s);
+
+}  // namespace gcsim

@@ -1,0 +1,88 @@
+// The `slurm` policy: Slurm 22.05-23.11's two scheduling loops over cons_tres
+// selection (shared/research/slurm_internals.md sections 1-4, 6, 10).
+//
+//  queue     PriorityTier, then priority (priority/multifactor, recomputed at submit and
+//            every PriorityCalcPeriod), then submit time, job id, array task id.
+//  main      runs at every job end, on the 1 s background tick when jobs were submitted
+//            and batch_sched_delay has passed since the last pass (default_queue_depth
+//            records), and as a full pass every sched_interval; the first job that does
+//            not fit blocks its partition's nodes for the rest of the pass.
+//  backfill  every bf_interval when something changed (else on the next 1 s re-check):
+//            each tested job that cannot start now gets a whole-node reservation in a
+//            table floored to bf_resolution within bf_window; a job starts only on nodes
+//            free of every earlier reservation for its whole planned limit.
+//  timers    time-limit kills at the 30 s check after limit + OverTimeLimit.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/priority/multifactor.hpp"
+#include "models/sched/slurm_config.hpp"
+#include "models/sched/slurm_select.hpp"
+#include "sim/sched/policy.hpp"
+
+namespace gcsim {
+
+struct SlurmPolicyInputs {
+  const Cluster* cluster = nullptr;
+  std::string accounts_path;                       // --accounts (sacctmgr dump); "" = none
+  std::map<std::string, std::string> overrides;    // --set KEY=VALUE
+};
+
+class SlurmPolicy final : public Policy {
+ public:
+  /// Reads the configuration; throws InputError on malformed values. Warnings (options
+  /// gcsim does not model) go to `warnings`.
+  SlurmPolicy(const SlurmPolicyInputs& in, Diagnostics& warnings);
+  [[nodiscard]] std::string name() const override { return "slurm"; }
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> parameters() const override;
+  void schedule(SchedContext& ctx) override { main_pass(ctx, true); }
+
+  [[nodiscard]] bool pass_on_change() const override { return false; }
+  void on_begin(SchedContext& ctx) override;
+  void on_queued(SchedContext& ctx, int j) override;
+  void on_ended(SchedContext& ctx, int j) override;
+  void on_wake(SchedContext& ctx, uint64_t tag) override;
+  [[nodiscard]] SimTime kill_time(SimTime start, SimTime limit) const override;
+
+  [[nodiscard]] const SlurmSchedConfig& config() const { return cfg_; }
+  [[nodiscard]] int64_t job_priority(int j) const { return j < static_cast<int>(prio_.size()) ? prio_[j] : 0; }
+
+ private:
+  enum Tag : uint64_t { kMainTick = 1, kBfTick = 2, kPrioTick = 3 };
+  void main_pass(SchedContext& ctx, bool full);
+  void backfill(SchedContext& ctx);
+  [[nodiscard]] std::vector<int> build_queue(SchedContext& ctx) const;
+  [[nodiscard]] SimTime grid(SimTime at_least, SimTime phase, SimTime period) const;
+  void arm_main(SchedContext& ctx);
+  void arm_bf(SchedContext& ctx);
+  void start(SchedContext& ctx, int j, const Allocation& a, StartedBy by);
+  void recompute_priorities(SchedContext& ctx);
+  void set_priority(SchedContext& ctx, int j);
+  void ensure_job(SchedContext& ctx, int j);
+  [[nodiscard]] bool array_capped(SchedContext& ctx, int j) const;
+  [[nodiscard]] SimTime plan_limit(SchedContext& ctx, int j) const;
+  [[nodiscard]] SimTime end_time(SchedContext& ctx, int r) const;
+
+  const Cluster* cluster_;
+  SlurmSchedConfig cfg_;
+  std::unique_ptr<MultifactorPriority> mf_;
+  SlurmSelector selector_;
+  std::vector<int64_t> prio_;
+  std::vector<int> assoc_;
+  std::vector<SimTime> charged_until_;
+  std::vector<uint8_t> known_;
+  std::map<int64_t, int> array_running_;  // array job id -> running tasks
+  SimTime last_sched_, last_full_, last_bf_;
+  bool bf_ran_ = false;
+  int sched_requests_ = 0;
+  bool changed_ = true;
+  SimTime main_armed_ = SimTime::infinite();
+  SimTime bf_armed_ = SimTime::infinite();
+  bool prio_armed_ = false;
+};
+
+}  // namespace gcsim

@@ -1,0 +1,352 @@
+#include "models/sched/slurm_select.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+namespace gcsim {
+
+namespace {
+
+std::vector<int> free_gpus(const JobShape& shape, const ClusterState& state, int node) {
+  const auto& t = state.cluster().tmpl(node);
+  const auto& s = state.node(node);
+  std::vector<int> out;
+  for (size_t g = 0; g < t.gpus.size(); ++g)
+    if ((s.gpu_free >> g & 1) && (shape.gpu_type.empty() || t.gpus[g].gres_type == shape.gpu_type))
+      out.push_back(static_cast<int>(g));
+  return out;
+}
+
+struct Need {
+  int tasks, nodes, max_nodes, gpus;
+  [[nodiscard]] bool done() const { return tasks <= 0 && nodes <= 0 && gpus <= 0; }
+};
+
+Need initial_need(const JobShape& s) {
+  return Need{s.tasks, s.nodes_min, s.fixed_nodes ? s.nodes_min : s.nodes_max, s.gpus_total};
+}
+
+/// Counts one more node against the need: it takes as many tasks as it can, keeping
+/// one for each further node a fixed node count still requires.
+void count_node(const JobShape& shape, Need& need, int cap_tasks, int cap_gpus) {
+  int k = std::min(cap_tasks, need.tasks);
+  if (shape.fixed_nodes && need.nodes > 1) k = std::min(k, std::max(1, need.tasks - (need.nodes - 1)));
+  need.tasks -= std::max(k, 1);
+  need.nodes -= 1;
+  need.max_nodes -= 1;
+  need.gpus -= std::min(cap_gpus, std::max(need.gpus, 0));
+}
+
+/// Whether nodes with these capacities could hold what is still needed.
+template <typename It, typename Get>
+bool holds_rest(const Need& need, It first, It last, Get get) {
+  int64_t tasks = 0, gpus = 0, n = 0;
+  for (It it = first; it != last; ++it) {
+    tasks += get(*it).tasks;
+    gpus += get(*it).gpus;
+    ++n;
+  }
+  return tasks >= need.tasks && n >= need.nodes && gpus >= need.gpus;
+}
+
+}  // namespace
+
+SlurmSelector::SlurmSelector(const Cluster& cluster, const SlurmSchedConfig& cfg) : cluster_(&cluster), cfg_(cfg) {
+  leaf_of_.assign(cluster.nodes.size(), -1);
+  if (cluster.network.kind == NetworkSpec::Kind::kTree)
+    for (const auto& sw : cluster.network.switches) {
+      if (sw.nodes.empty()) continue;
+      leaf_nodes_.push_back(sw.nodes);
+      for (int n : sw.nodes)
+        if (leaf_of_[n] < 0) leaf_of_[n] = static_cast<int>(leaf_nodes_.size()) - 1;
+    }
+}
+
+bool SlurmSelector::uses_topology(const JobShape& shape) const {
+  if (!cfg_.topology_tree || leaf_nodes_.empty()) return false;
+  return !cfg_.topo_optional || shape.switches > 0;
+}
+
+std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape, const ClusterState& state,
+                                                          int node) const {
+  const auto& t = state.cluster().tmpl(node);
+  const auto& s = state.node(node);
+  if (shape.exclusive && s.jobs > 0) return std::nullopt;
+  int k = std::min(max_tasks_on_node(shape, state, node), shape.tasks);
+  if (std::getenv("GCSIM_DEBUG_SELECT"))
+    std::fprintf(stderr, "  cap node %d: max_tasks=%d free_cores=%d free_mem=%lld\n", node, max_tasks_on_node(shape, state, node), s.free_cores, (long long)s.free_mem_mb);
+  if (shape.tasks_per_node > 0) {
+    const int want = std::min(shape.tasks_per_node, shape.tasks);
+    if (k < want) return std::nullopt;
+    k = want;
+  }
+  if (k <= 0) return std::nullopt;
+  const auto fg = free_gpus(shape, state, node);
+  const int G = static_cast<int>(fg.size());
+  auto gpus_for = [&](int tasks) {
+    if (shape.gpus_per_node > 0) return shape.gpus_per_node;
+    if (shape.gpus_per_task > 0) return shape.gpus_per_task * tasks;
+    if (shape.gpus_total > 0) return std::min(G, shape.gpus_total);
+    return 0;
+  };
+  if (shape.gpus_total > 0 && G == 0) return std::nullopt;
+  if (std::getenv("GCSIM_DEBUG_SELECT")) {
+    NodeRequest r;
+    r.tasks = k; r.cpus_per_task = shape.cpus_per_task; r.gpus = gpus_for(k); r.gpus_per_task = shape.gpus_per_task;
+    r.cpus_per_gpu = shape.cpus_per_gpu; r.gpu_type = shape.gpu_type; r.enforce_binding = shape.enforce_binding;
+    r.mem_mb = node_memory_mb(shape, t, k, gpus_for(k));
+    auto p = place_on_node(state, node, r, PlacementMode::kSlurm);
+    std::fprintf(stderr, "  node %d k=%d g=%d mem=%lld fits=%d %s\n", node, k, gpus_for(k), (long long)r.mem_mb, p.fits, p.reason.c_str());
+  }
+  while (k > 0 && !placer_.take_on_node(shape, state, node, k, gpus_for(k))) {
+    if (shape.tasks_per_node > 0) return std::nullopt;
+    --k;
+  }
+  if (k <= 0) return std::nullopt;
+  Cap c;
+  c.node = node;
+  c.tasks = k;
+  c.gpus = shape.gpus_total > 0 ? gpus_for(k) : 0;
+  c.avail_cpus = s.free_cores * t.threads_per_core;
+  // sched_weight: Weight << 8 | (0xff - near_gpu_cnt) for GPU jobs (4.1)
+  int near = 0;
+  const int need = static_cast<int>(shape.requested_gpus());
+  if (need > 0) {
+    std::vector<int> free_in_socket(t.total_sockets(), 0);
+    for (int core = 0; core < t.cores(); ++core) free_in_socket[t.socket_of_core(core)] += s.core_free[core];
+    for (int g : fg)
+      if (free_in_socket[t.socket_of_numa(t.gpus[g].numa)] > 0) ++near;
+    near = std::min({near, shape.gpus_per_node > 0 ? shape.gpus_per_node : need, 0xff});
+  }
+  c.weight = (static_cast<int64_t>(state.cluster().nodes[node].weight) << 8) | (need > 0 ? 0xff - near : 0xff);
+  return c;
+}
+
+std::vector<SlurmSelector::Cap> SlurmSelector::choose_flat(const JobShape& shape, std::vector<Cap> caps) const {
+  Need need = initial_need(shape);
+  std::vector<Cap> chosen;
+  // consecutive runs of equal weight in node order
+  std::vector<std::vector<Cap>> sets;
+  for (size_t i = 0; i < caps.size(); ++i) {
+    if (i == 0 || caps[i].weight != caps[i - 1].weight || caps[i].node != caps[i - 1].node + 1) sets.emplace_back();
+    sets.back().push_back(caps[i]);
+  }
+  auto take = [&](const Cap& c) {
+    count_node(shape, need, c.tasks, c.gpus);
+    chosen.push_back(c);
+  };
+  auto sufficient = [&](const std::vector<Cap>& set) {
+    return holds_rest(need, set.begin(), set.end(), [](const Cap& c) -> const Cap& { return c; });
+  };
+  while (!need.done() && need.max_nodes > 0) {
+    int best = -1;
+    bool best_suff = false;
+    int64_t best_cpus = 0;
+    for (size_t i = 0; i < sets.size(); ++i) {
+      if (sets[i].empty()) continue;
+      const bool suff = sufficient(sets[i]);
+      int64_t cpus = 0;
+      for (const auto& c : sets[i]) cpus += c.avail_cpus;
+      const int64_t w = sets[i][0].weight;
+      bool pick = false;
+      if (best < 0) pick = true;
+      else if (w < sets[best][0].weight) pick = true;
+      else if (w == sets[best][0].weight) {
+        if (suff && !best_suff) pick = true;
+        else if (suff && best_suff && cpus < best_cpus) pick = true;
+        else if (!suff && !best_suff && cpus > best_cpus) pick = true;
+      }
+      if (pick) {
+        best = static_cast<int>(i);
+        best_suff = suff;
+        best_cpus = cpus;
+      }
+    }
+    if (best < 0) break;
+    auto& set = sets[best];
+    bool took_one = false;
+    if (need.nodes <= 1 && best_suff) {
+      // best fit: the node with the fewest free CPUs that still holds the rest
+      int pick = -1;
+      for (size_t i = 0; i < set.size(); ++i)
+        if (set[i].tasks >= need.tasks && set[i].gpus >= need.gpus &&
+            (pick < 0 || set[i].avail_cpus < set[pick].avail_cpus))
+          pick = static_cast<int>(i);
+      if (pick >= 0) {
+        take(set[pick]);
+        took_one = true;
+      }
+    }
+    if (!took_one)
+      for (const auto& c : set) {
+        if (need.done() || need.max_nodes <= 0) break;
+        take(c);
+      }
+    set.clear();
+  }
+  if (!need.done()) return {};
+  return chosen;
+}
+
+std::vector<SlurmSelector::Cap> SlurmSelector::choose_topo(const JobShape& shape, const std::vector<Cap>& caps) const {
+  Need need = initial_need(shape);
+  std::vector<Cap> chosen;
+  std::vector<uint8_t> taken(cluster_->nodes.size(), 0);
+  auto take = [&](const Cap& c) {
+    count_node(shape, need, c.tasks, c.gpus);
+    taken[c.node] = 1;
+    chosen.push_back(c);
+  };
+  auto sufficient = [&](const std::vector<const Cap*>& set) {
+    return holds_rest(need, set.begin(), set.end(), [](const Cap* c) -> const Cap& { return *c; });
+  };
+  // only nodes under some switch (jobs cannot span disconnected trees)
+  std::vector<const Cap*> all;
+  for (const auto& c : caps)
+    if (leaf_of_[c.node] >= 0) all.push_back(&c);
+  if (!sufficient(all)) return {};
+  // weight tiers: add whole tiers, lowest first, until sufficient; lower tiers are forced
+  std::map<int64_t, std::vector<const Cap*>> tiers;
+  for (const auto* c : all) tiers[c->weight].push_back(c);
+  std::vector<const Cap*> forced, last, acc;
+  for (auto& [w, v] : tiers) {
+    forced.insert(forced.end(), last.begin(), last.end());
+    last = v;
+    acc.insert(acc.end(), v.begin(), v.end());
+    if (sufficient(acc)) break;
+  }
+  std::sort(forced.begin(), forced.end(), [](const Cap* a, const Cap* b) { return a->node < b->node; });
+  for (const auto* c : forced) {
+    if (need.done() || need.max_nodes <= 0) break;
+    take(*c);
+  }
+  std::vector<std::vector<const Cap*>> leaf_cands(leaf_nodes_.size());
+  for (const auto* c : last) leaf_cands[leaf_of_[c->node]].push_back(c);
+  for (auto& v : leaf_cands)
+    std::sort(v.begin(), v.end(), [](const Cap* a, const Cap* b) { return a->node < b->node; });
+  auto fill_leaf = [&](int leaf) {
+    for (const auto* c : leaf_cands[leaf]) {
+      if (need.done() || need.max_nodes <= 0) break;
+      if (!taken[c->node]) take(*c);
+    }
+    leaf_cands[leaf].clear();
+  };
+  // leaves that already hold forced nodes first
+  std::vector<uint8_t> used_leaf(leaf_nodes_.size(), 0);
+  for (const auto& c : chosen) used_leaf[leaf_of_[c.node]] = 1;
+  for (size_t l = 0; l < leaf_nodes_.size(); ++l)
+    if (used_leaf[l] && !need.done()) fill_leaf(static_cast<int>(l));
+  while (!need.done() && need.max_nodes > 0) {
+    int best = -1;
+    bool best_fit = false;
+    size_t best_size = 0;
+    for (size_t l = 0; l < leaf_cands.size(); ++l) {
+      if (leaf_cands[l].empty()) continue;
+      const bool fit = sufficient(leaf_cands[l]);
+      const size_t sz = leaf_cands[l].size();
+      bool pick = best < 0;
+      if (!pick) {
+        if (fit && !best_fit) pick = true;
+        else if (fit && best_fit && sz < best_size) pick = true;
+        else if (!fit && !best_fit && sz > best_size) pick = true;
+      }
+      if (pick) {
+        best = static_cast<int>(l);
+        best_fit = fit;
+        best_size = sz;
+      }
+    }
+    if (best < 0) break;
+    fill_leaf(best);
+  }
+  if (!need.done()) return {};
+  std::sort(chosen.begin(), chosen.end(), [](const Cap& a, const Cap& b) { return a.node < b.node; });
+  return chosen;
+}
+
+int SlurmSelector::leaf_count(const std::vector<Cap>& chosen) const {
+  std::vector<int> leaves;
+  for (const auto& c : chosen)
+    if (leaf_of_[c.node] >= 0) leaves.push_back(leaf_of_[c.node]);
+  std::sort(leaves.begin(), leaves.end());
+  return static_cast<int>(std::unique(leaves.begin(), leaves.end()) - leaves.begin());
+}
+
+std::optional<Allocation> SlurmSelector::finish(const JobShape& shape, const ClusterState& state,
+                                                const std::vector<Cap>& chosen_in) const {
+  std::vector<Cap> chosen = chosen_in;
+  std::sort(chosen.begin(), chosen.end(), [](const Cap& a, const Cap& b) { return a.node < b.node; });
+  const size_t n = chosen.size();
+  std::vector<int> tasks(n, 0), gpus(n, 0);
+  if (shape.tasks_per_node > 0) {
+    int left = shape.tasks;
+    for (size_t i = 0; i < n; ++i) {
+      tasks[i] = std::min(shape.tasks_per_node, left);
+      left -= tasks[i];
+    }
+    if (left > 0) return std::nullopt;
+  } else {
+    // tasks dealt cyclically over the nodes, up to what each can hold
+    int left = shape.tasks;
+    bool progress = true;
+    while (left > 0 && progress) {
+      progress = false;
+      for (size_t i = 0; i < n && left > 0; ++i)
+        if (tasks[i] < chosen[i].tasks) {
+          ++tasks[i];
+          --left;
+          progress = true;
+        }
+    }
+    if (left > 0) return std::nullopt;
+  }
+  int gleft = shape.gpus_total;
+  for (size_t i = 0; i < n; ++i) {
+    if (shape.gpus_per_node > 0) gpus[i] = shape.gpus_per_node;
+    else if (shape.gpus_per_task > 0) gpus[i] = shape.gpus_per_task * tasks[i];
+    else if (shape.gpus_total > 0) {
+      gpus[i] = std::min(chosen[i].gpus, gleft);
+      gleft -= gpus[i];
+    }
+  }
+  if (gleft > 0) return std::nullopt;
+  Allocation a;
+  for (size_t i = 0; i < n; ++i) {
+    if (tasks[i] == 0) continue;
+    auto na = placer_.take_on_node(shape, state, chosen[i].node, tasks[i], gpus[i]);
+    if (!na) return std::nullopt;
+    a.nodes.push_back(std::move(*na));
+  }
+  return a;
+}
+
+std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const ClusterState& state,
+                                                const std::vector<uint8_t>& allowed, SimTime waited,
+                                                int* leaves_used) const {
+  if (!totals_allow(shape, state)) return std::nullopt;
+  std::vector<Cap> caps;
+  for (int node = 0; node < static_cast<int>(cluster_->nodes.size()); ++node) {
+    if (!allowed[node]) continue;
+    if (auto c = capacity(shape, state, node)) caps.push_back(*c);
+  }
+  if (std::getenv("GCSIM_DEBUG_SELECT")) {
+    std::fprintf(stderr, "select tasks=%d nodes=%d..%d:", shape.tasks, shape.nodes_min, shape.nodes_max);
+    for (const auto& c : caps) std::fprintf(stderr, " n%d(t%d g%d c%d w%lld)", c.node, c.tasks, c.gpus, c.avail_cpus, (long long)c.weight);
+    std::fprintf(stderr, "\n");
+  }
+  if (caps.empty()) return std::nullopt;
+  const bool topo = uses_topology(shape);
+  std::vector<Cap> chosen = topo ? choose_topo(shape, caps) : choose_flat(shape, caps);
+  if (chosen.empty()) return std::nullopt;
+  const int leaves = leaf_count(chosen);
+  if (leaves_used) *leaves_used = leaves;
+  if (topo && shape.switches > 0 && leaves > shape.switches) {
+    const SimTime wait = std::min(shape.switches_wait.value_or(cfg_.max_switch_wait), cfg_.max_switch_wait);
+    if (waited < wait) return std::nullopt;
+  }
+  return finish(shape, state, chosen);
+}
+
+}  // namespace gcsim

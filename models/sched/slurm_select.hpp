@@ -1,0 +1,58 @@
+// select/cons_tres as the `slurm` policy uses it (slurm_internals.md 4.1-4.7): which
+// nodes a job gets and how many tasks and GPUs on each; cores and GPU indices inside
+// each node then come from the placement library in slurm mode.
+//
+// Node choice: each usable node gets sched_weight = Weight << 8 | (0xff - near GPUs);
+// without topology, consecutive runs of equal weight in node order, the lowest weight,
+// the tightest sufficient run (else the largest), best fit (fewest free CPUs) for the
+// last node, index order otherwise; with topology/tree, weight tiers, then leaf
+// switches by fit, nodes of a leaf in index order, and --switches enforced until the
+// job has waited min(--switches wait, max_switch_wait).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "models/placement/placement.hpp"
+#include "models/sched/slurm_config.hpp"
+#include "sim/placement/job_shape.hpp"
+#include "sim/placement/node_state.hpp"
+
+namespace gcsim {
+
+class SlurmSelector {
+ public:
+  SlurmSelector(const Cluster& cluster, const SlurmSchedConfig& cfg);
+
+  /// An allocation on nodes with allowed[node] != 0, or std::nullopt. `waited` is how
+  /// long the job has been eligible (for --switches). `leaves_used` (when not null)
+  /// gets the number of leaf switches of the result.
+  [[nodiscard]] std::optional<Allocation> select(const JobShape& shape, const ClusterState& state,
+                                                 const std::vector<uint8_t>& allowed, SimTime waited,
+                                                 int* leaves_used = nullptr) const;
+  [[nodiscard]] const PlacementAllocator& placer() const { return placer_; }
+  [[nodiscard]] bool uses_topology(const JobShape& shape) const;
+
+ private:
+  struct Cap {
+    int node = -1;
+    int tasks = 0;          // most tasks it can take now
+    int gpus = 0;           // GPUs of the job's type it can give (per-job --gpus)
+    int avail_cpus = 0;
+    int64_t weight = 0;     // sched_weight
+  };
+  [[nodiscard]] std::optional<Cap> capacity(const JobShape& shape, const ClusterState& state, int node) const;
+  [[nodiscard]] std::optional<Allocation> finish(const JobShape& shape, const ClusterState& state,
+                                                 const std::vector<Cap>& chosen) const;
+  [[nodiscard]] std::vector<Cap> choose_flat(const JobShape& shape, std::vector<Cap> caps) const;
+  [[nodiscard]] std::vector<Cap> choose_topo(const JobShape& shape, const std::vector<Cap>& caps) const;
+  [[nodiscard]] int leaf_count(const std::vector<Cap>& chosen) const;
+
+  const Cluster* cluster_;
+  SlurmSchedConfig cfg_;
+  PlacementAllocator placer_{PlacementMode::kSlurm};
+  std::vector<int> leaf_of_;                 // node -> leaf switch index, -1 = none
+  std::vector<std::vector<int>> leaf_nodes_; // leaf switch -> nodes
+};
+
+}  // namespace gcsim
