@@ -85,6 +85,13 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
     auto as_sec = [&](SimTime& out) {
       if (auto t = r.seconds(k, v)) out = *t;
     };
+    auto as_signed = [&](SimTime& out) {
+      if (!v.empty() && v[0] == '-') {
+        if (auto t = r.seconds(k, v.substr(1))) out = SimTime::us(-t->count_us());
+      } else {
+        as_sec(out);
+      }
+    };
     if (k == "batch_sched_delay") as_sec(cfg.batch_sched_delay);
     else if (k == "sched_interval") as_sec(cfg.sched_interval);
     else if (k == "default_queue_depth") as_int(cfg.default_queue_depth);
@@ -109,16 +116,11 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
     else if (k == "bf_window_linear") as_int(cfg.bf_window_linear);
     else if (k == "max_switch_wait") as_sec(cfg.max_switch_wait);
     else if (k == "pack_serial_at_end") cfg.pack_serial_at_end = true;
-    else if (k == "ctld_start") {
-      // may be negative: the controller started before the trace
-      if (!v.empty() && v[0] == '-') {
-        if (auto t = r.seconds(k, v.substr(1))) cfg.ctld_start = SimTime::us(-t->count_us());
-      } else {
-        as_sec(cfg.ctld_start);
-      }
-    } else if (k == "main_tick_phase") as_sec(cfg.main_tick_phase);
+    // timer plumbing; the start and phases may be negative (before the trace's t=0)
+    else if (k == "ctld_start") as_signed(cfg.ctld_start);
+    else if (k == "main_tick_phase") as_signed(cfg.main_tick_phase);
     else if (k == "main_tick_period") as_sec(cfg.main_tick_period);
-    else if (k == "bf_tick_phase") as_sec(cfg.bf_tick_phase);
+    else if (k == "bf_tick_phase") as_signed(cfg.bf_tick_phase);
     else if (k == "bf_tick_period") as_sec(cfg.bf_tick_period);
     else if (!kIgnored.count(k))
       diags.warning(r.loc(), "SchedulerParameters option '" + k + "' is not modelled by gcsim");

@@ -140,6 +140,7 @@ std::vector<SlurmSelector::Cap> SlurmSelector::choose_flat(const JobShape& shape
   auto sufficient = [&](const std::vector<Cap>& set) {
     return holds_rest(need, set.begin(), set.end(), [](const Cap& c) -> const Cap& { return c; });
   };
+  const int64_t job_cpus = std::max<int64_t>(1, shape.requested_cpus());
   while (!need.done() && need.max_nodes > 0) {
     int best = -1;
     bool best_suff = false;
@@ -147,8 +148,10 @@ std::vector<SlurmSelector::Cap> SlurmSelector::choose_flat(const JobShape& shape
     for (size_t i = 0; i < sets.size(); ++i) {
       if (sets[i].empty()) continue;
       const bool suff = sufficient(sets[i]);
+      // each node counts with at most the CPUs the job needs (_cpus_to_use), so an
+      // idle node alone is a tighter set than two half-used ones (oracle: fairshare)
       int64_t cpus = 0;
-      for (const auto& c : sets[i]) cpus += c.avail_cpus;
+      for (const auto& c : sets[i]) cpus += std::min<int64_t>(c.avail_cpus, job_cpus);
       const int64_t w = sets[i][0].weight;
       bool pick = false;
       if (best < 0) pick = true;

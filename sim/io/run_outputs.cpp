@@ -105,7 +105,8 @@ std::string format_sacct(const Cluster& cluster, const Trace& trace, const std::
     };
     const std::string& partition = cluster.partitions[sh.partition].name;
     const int64_t elapsed = o.end.whole_seconds() - o.start.whole_seconds();
-    s += std::to_string(job.id.value) + '|' + job.name + '|' + partition + '|' + job.account + '|' + job.user + '|' +
+    s += std::to_string(job.id.value) + (job.array_task >= 0 ? "_" + std::to_string(job.array_task) : std::string()) +
+         '|' + job.name + '|' + partition + '|' + job.account + '|' + job.user + '|' +
          ts(job.submit) + '|' + ts(o.eligible) + '|' + ts(o.start) + '|' + ts(o.end) + '|' +
          slurm_time::format_elapsed(SimTime::seconds(elapsed)) + '|' + slurm_time::format_timelimit(sh.time_limit) +
          '|' + state_name(job, o) + '|' + std::to_string(o.alloc.nodes.size()) + '|' + std::to_string(ncpus) + '|' +

@@ -1,0 +1,188 @@
+// The slurm policy's parts on small cases: sacctmgr dump parsing, Fair Tree ranks and
+// classic fair-share, SchedulerParameters reading, time-limit kills with OverTimeLimit,
+// dependencies, job arrays and --switches on a topology/tree.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "models/placement/placement.hpp"
+#include "models/priority/multifactor.hpp"
+#include "models/sched/slurm_policy.hpp"
+#include "sim/cluster/import_slurm_conf.hpp"
+#include "sim/core/input_file.hpp"
+#include "sim/sched/simulation.hpp"
+#include "sim/workload/accounts.hpp"
+#include "sim/workload/trace_readers.hpp"
+#include "tests/unit/test_paths.hpp"
+
+using namespace gcsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+Cluster oracle_cluster(const std::string& name) {
+  Diagnostics w;
+  return load_slurm_conf(test::src("tests/oracle/" + name + "/slurm.conf"), w);
+}
+
+std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
+                                  std::map<std::string, std::string> overrides = {}) {
+  const std::string path = (fs::temp_directory_path() / "gcsim_slurm_policy_trace.csv").string();
+  {
+    std::ofstream f(path);
+    f << csv;
+  }
+  Diagnostics w;
+  const Trace t = read_trace(path, w);
+  SlurmPolicyInputs in;
+  in.cluster = &c;
+  in.overrides = std::move(overrides);
+  SlurmPolicy p(in, w);
+  PlacementAllocator a(PlacementMode::kSlurm);
+  Simulation sim(c, t, p, a);
+  REQUIRE(sim.run().completed);
+  return sim.outcomes();
+}
+
+}  // namespace
+
+TEST_CASE("sacctmgr dump: the fairshare oracle's associations", "[slurm][accounts]") {
+  const AccountTree t = read_sacctmgr_dump(test::src("tests/oracle/fairshare/accounts.cfg"));
+  CHECK(t.cluster == "fairshare");
+  REQUIRE(t.account("acct_c").has_value());
+  CHECK(t.assocs[*t.account("acct_c")].shares == 50);
+  REQUIRE(t.user("acct_a", "root").has_value());
+  CHECK(t.assocs[*t.user("acct_a", "root")].parent == *t.account("acct_a"));
+  CHECK(t.default_account("root") == "root");
+}
+
+TEST_CASE("sacctmgr dump: errors point at file:line:col", "[slurm][accounts]") {
+  try {
+    (void)parse_sacctmgr_dump("Cluster - 'c'\nParent - 'nosuch'\nAccount - 'a':Fairshare=x\nbogus line\n", "d.cfg");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    const std::string m = e.diagnostics().format();
+    CHECK(m.find("d.cfg:2:") != std::string::npos);
+    CHECK(m.find("d.cfg:3:") != std::string::npos);
+    CHECK(m.find("d.cfg:4:1: error:") != std::string::npos);
+  }
+}
+
+TEST_CASE("Fair Tree: the account that used least ranks first; classic decays with usage", "[slurm][priority]") {
+  const Cluster c = oracle_cluster("fairshare");
+  Diagnostics d;
+  PriorityConfig pc = read_priority_config(c, d);
+  CHECK(pc.multifactor);
+  CHECK(pc.w_fairshare == 10000);
+  CHECK(pc.w_age == 1000);
+  CHECK(pc.calc_period == SimTime::seconds(60));
+  CHECK(pc.decay_half_life == SimTime::seconds(300));
+  const AccountTree tree = read_sacctmgr_dump(test::src("tests/oracle/fairshare/accounts.cfg"));
+  MultifactorPriority mf(c, pc, tree);
+  const int a = mf.association("acct_a", "root"), b = mf.association("acct_b", "root"),
+            cc = mf.association("acct_c", "root");
+  // no usage: every user association ties at the top
+  CHECK(mf.fairshare_factor(a) == mf.fairshare_factor(cc));
+  // acct_a used 1000 CPU-s, acct_b 100, acct_c nothing: c > b > a
+  mf.decay_and_charge(SimTime::seconds(0), {});
+  mf.decay_and_charge(SimTime::seconds(60), {{a, 10, 100}, {b, 1, 100}});
+  CHECK(mf.fairshare_factor(cc) > mf.fairshare_factor(b));
+  CHECK(mf.fairshare_factor(b) > mf.fairshare_factor(a));
+  // 4 user associations (root's own included): ranks 4/4 ... spread evenly
+  CHECK(mf.fairshare_factor(a) == Approx(1.0 / 4).margin(1e-9));
+  // usage decays with the half-life: after 300 s, half
+  const double u = mf.usage(a);
+  mf.decay_and_charge(SimTime::seconds(360), {});
+  CHECK(mf.usage(a) == Approx(u * std::pow(1 - std::log(2.0) / 300, 300)).epsilon(1e-9));
+  CHECK(mf.usage(a) == Approx(u / 2).epsilon(0.01));
+  // priority: fair-share weight x factor + age
+  PriorityJob pj;
+  pj.assoc = cc;
+  const auto fs = static_cast<int64_t>(10000 * mf.fairshare_factor(cc));
+  CHECK(mf.priority(pj, SimTime::seconds(360), SimTime::seconds(360)) == fs);
+  CHECK(mf.priority(pj, SimTime::seconds(660), SimTime::seconds(360)) == fs + 500);  // half of PriorityMaxAge=10
+}
+
+TEST_CASE("SchedulerParameters: values, overrides, unknown options and malformed numbers", "[slurm][config]") {
+  Cluster c;
+  c.source = "slurm.conf";
+  c.slurm_params["SchedulerParameters"] = "bf_interval=5,bf_resolution=60,bf_window=60,bf_continue,frobnicate=2";
+  c.slurm_params["OverTimeLimit"] = "2";
+  Diagnostics d;
+  const SlurmSchedConfig cfg = read_slurm_sched_config(c, {{"default_queue_depth", "7"}}, d);
+  CHECK(cfg.bf_interval == SimTime::seconds(5));
+  CHECK(cfg.bf_window == SimTime::seconds(3600));
+  CHECK(cfg.bf_continue);
+  CHECK(cfg.default_queue_depth == 7);
+  CHECK(cfg.over_time_limit == SimTime::seconds(120));
+  CHECK_FALSE(d.has_errors());
+  CHECK(d.format().find("'frobnicate' is not modelled") != std::string::npos);
+  c.slurm_params["SchedulerParameters"] = "bf_max_job_test=lots";
+  Diagnostics d2;
+  (void)read_slurm_sched_config(c, {}, d2);
+  CHECK(d2.has_errors());
+}
+
+TEST_CASE("slurm policy: time-limit kill at the 30 s check after limit + OverTimeLimit", "[slurm]") {
+  Cluster c = oracle_cluster("gpu-sockets");
+  c.slurm_params["OverTimeLimit"] = "1";
+  const auto out = run_slurm(c, "name,submit,duration,args\nlong,0,600,--ntasks=1 --time=2\n");
+  REQUIRE(out[0].status == JobStatus::kDone);
+  CHECK(out[0].timed_out);
+  // starts on the first main tick (~0.1 s); limit 120 s + 60 s; checks every 30 s from 0
+  CHECK(out[0].end == SimTime::seconds(210));
+}
+
+TEST_CASE("slurm policy: afterok waits for the end, afternotok is never satisfied by success", "[slurm][deps]") {
+  const Cluster c = oracle_cluster("gpu-sockets");
+  const auto out = run_slurm(c,
+                             "name,submit,duration,args\n"
+                             "a,0,30,--ntasks=1 --time=2\n"
+                             "b,0,10,--ntasks=1 --time=2 --dependency=afterok:1\n"
+                             "c,0,10,--ntasks=1 --time=2 --dependency=afternotok:1\n");
+  REQUIRE(out[1].status == JobStatus::kDone);
+  CHECK(out[1].start >= out[0].end);
+  CHECK(out[1].eligible == out[0].end);
+  CHECK(out[2].status == JobStatus::kRejected);
+  CHECK(out[2].reject_reason == "DependencyNeverSatisfied");
+}
+
+TEST_CASE("slurm policy: a job array with %2 runs two tasks at a time", "[slurm][arrays]") {
+  const Cluster c = oracle_cluster("gpu-sockets");
+  const auto out = run_slurm(c, "name,submit,duration,args\narr,0,30,--ntasks=1 --time=2 --array=0-5%2\n");
+  REQUIRE(out.size() == 6);
+  for (const auto& o : out) REQUIRE(o.status == JobStatus::kDone);
+  for (size_t i = 0; i < out.size(); ++i) {
+    int running = 0;
+    for (const auto& o : out) running += o.start <= out[i].start && out[i].start < o.end;
+    CHECK(running <= 2);
+  }
+}
+
+TEST_CASE("slurm policy: --switches=1 waits for one leaf until its wait runs out", "[slurm][topology]") {
+  const Cluster c = oracle_cluster("topo-tree");
+  REQUIRE(c.network.kind == NetworkSpec::Kind::kTree);
+  // Leaves s0 = n01-n03, s1 = n04-n06, s2 = n07-n08. Two 2-node blockers take the
+  // tightest leaves (s2, then two nodes of s0); no leaf can ever hold 4 nodes, so a
+  // 4-node --switches=1 job waits until its wait expires, then spans two leaves.
+  const std::string head =
+      "name,submit,duration,args\n"
+      "b1,0,500,--nodes=2 --ntasks-per-node=8 --time=9\n"
+      "b2,0,500,--nodes=2 --ntasks-per-node=8 --time=9\n";
+  auto out = run_slurm(c, head + "sw,5,10,--nodes=4 --ntasks-per-node=1 --time=2 --switches=1@1:00\n");
+  REQUIRE(out[2].status == JobStatus::kDone);
+  CHECK(out[2].start >= SimTime::seconds(5 + 60));
+  // nothing changes meanwhile, so the next full main pass (every sched_interval = 60 s) starts it
+  CHECK(out[2].start <= SimTime::seconds(5 + 60 + 60));
+  CHECK(out[2].alloc.nodes.size() == 4);
+  // without @wait: max_switch_wait (default 300 s)
+  out = run_slurm(c, head + "sw,5,10,--nodes=4 --ntasks-per-node=1 --time=2 --switches=1\n");
+  CHECK(out[2].start >= SimTime::seconds(5 + 300));
+  CHECK(out[2].start <= SimTime::seconds(5 + 300 + 60));
+  // and a 3-node job fits one leaf (s1) at once
+  out = run_slurm(c, head + "sw,5,10,--nodes=3 --ntasks-per-node=1 --time=2 --switches=1\n");
+  CHECK(out[2].start < SimTime::seconds(10));
+  for (const auto& na : out[2].alloc.nodes) CHECK(c.nodes[na.node].name >= "n04");
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Measure the controller's timer phases in one recorded real-Slurm run, as gcsim --set options.
+
+slurmctld's periodic work is not in slurm.conf: the background thread ticks about once
+a second (10 x 100 ms sleeps plus work, so a little over 1 s) and runs the main
+scheduler on a tick; the backfill thread sleeps bf_interval after each cycle and then
+re-checks every ~1 s. Where those ticks fall relative to the trace, and how fast they
+drift, differs from run to run. This reads a run's slurmctld.log (plain or .gz) and
+meta.json and prints the options that make gcsim's timers fall where that run's did:
+
+  ctld_start       slurmctld start relative to t0 (meta.json slurmctld_start_rel_t0)
+  bf_tick_phase    first backfill cycle - ctld_start - bf_interval * bf_tick_period
+  bf_tick_period   spacing of the backfill thread's 1 s grid (least squares over cycles)
+  main_tick_phase  main-scheduler tick phase after ctld_start, from the 'sched: Allocate'
+  main_tick_period times (every main-loop start happens on a tick), best circular fit
+
+  tools/oracle_timers.py tests/oracle/CASE/run1 [--bf-interval 5]
+Standard library only.
+"""
+import argparse
+import datetime
+import gzip
+import json
+import math
+import os
+import re
+
+STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+)\] (.*)$")
+
+
+def read_log(run):
+    p = os.path.join(run, "slurmctld.log")
+    f = gzip.open(p + ".gz", "rt") if os.path.exists(p + ".gz") else open(p)
+    out = []
+    for line in f:
+        m = STAMP.match(line)
+        if m:
+            t = datetime.datetime.fromisoformat(m.group(1)).replace(tzinfo=datetime.timezone.utc).timestamp()
+            out.append((t, m.group(2)))
+    return out
+
+
+def circular_fit(times, lo, hi, step):
+    best = None
+    p = lo
+    while p <= hi + 1e-12:
+        s = sum(math.sin(2 * math.pi * t / p) for t in times)
+        c = sum(math.cos(2 * math.pi * t / p) for t in times)
+        r = math.hypot(s, c) / len(times)
+        if best is None or r > best[0]:
+            best = (r, p, (math.atan2(s, c) / (2 * math.pi)) % 1.0 * p)
+        p += step
+    return best  # (concentration, period, phase)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run")
+    ap.add_argument("--bf-interval", type=float, default=5.0)
+    a = ap.parse_args()
+    meta = json.load(open(os.path.join(a.run, "meta.json")))
+    t0 = meta["t0_epoch"]
+    ctld = meta["slurmctld_start_rel_t0"]
+    log = read_log(a.run)
+    bf = [t - t0 for t, m in log if "_attempt_backfill: beginning" in m]
+    main_starts = [t - t0 for t, m in log if m.startswith("sched: Allocate")]
+    # backfill grid: b_i = b_0 + k_i * P with integer k_i; least squares for P
+    k = [round(b - bf[0]) for b in bf]
+    num = sum(ki * (b - bf[0]) for ki, b in zip(k, bf))
+    den = sum(ki * ki for ki in k) or 1
+    bf_p = num / den
+    bf_phase = bf[0] - ctld - a.bf_interval * bf_p
+    rel = [t - ctld for t in main_starts]
+    conc, m_p, m_phase = circular_fit(rel, 1.0, 1.008, 0.0001)
+    print(f"--set ctld_start={ctld:.3f} --set bf_tick_phase={bf_phase:.3f} --set bf_tick_period={bf_p:.5f} "
+          f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f}")
+    print(f"# {len(bf)} backfill cycles, {len(main_starts)} main-loop starts (tick fit concentration {conc:.2f})")
+
+
+if __name__ == "__main__":
+    main()
