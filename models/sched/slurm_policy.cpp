@@ -158,10 +158,12 @@ void SlurmPolicy::on_ended(SchedContext& ctx, int j) {
     const double secs = (ctx.now() - std::max(charged_until_[j], ctx.start_time(j))).to_seconds();
     if (secs > 0) mf_->charge({assoc_[j], static_cast<double>(cpus), secs});
   }
-  // A job end queues a main-scheduler request like a submission does (Slurm 22.05
-  // epilog-complete path; on the oracle no pass ran at the end itself: starts after
-  // ends line up with the 1 s background tick).
+  // A job end asks for a main pass (epilog complete). It runs at once when
+  // batch_sched_delay has passed since the last pass, else the request waits for the
+  // 1 s tick like a submission's. (Oracle: running at every end regardless, or only on
+  // the tick, both moved the backfill share away from the real runs' 0.59-0.71.)
   ++sched_requests_;
+  if (ctx.now() - last_sched_ >= cfg_.batch_sched_delay) main_pass(ctx, false);
   arm_main(ctx);
   arm_bf(ctx);
 }

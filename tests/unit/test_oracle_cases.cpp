@@ -229,7 +229,9 @@ TEST_CASE("oracle two-types: stable prefix and aggregates", "[oracle]") {
   CHECK(c.prefix1 >= c.stable);
   CHECK(c.prefix2 >= c.stable);
   CHECK(within(c.sim.mean_wait, c.r1.mean_wait, c.r2.mean_wait));
+  CHECK(within(c.sim.p90_wait, c.r1.p90_wait, c.r2.p90_wait));
   CHECK(within(c.sim.makespan, c.r1.makespan, c.r2.makespan));
+  CHECK(within(c.sim.backfill, c.r1.backfill, c.r2.backfill));
 }
 
 TEST_CASE("oracle fairshare: aggregates near the real runs", "[oracle]") {
