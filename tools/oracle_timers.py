@@ -13,11 +13,13 @@ meta.json and prints the options that make gcsim's timers fall where that run's 
   bf_tick_period   spacing of the backfill thread's 1 s grid (least squares over cycles)
   main_tick_phase  main-scheduler tick phase after ctld_start, from the 'sched: Allocate'
   main_tick_period times (every main-loop start happens on a tick), best circular fit
+  job_exit_latency median of end - start - duration (real_extra.csv ms times, trace.csv)
 
   tools/oracle_timers.py tests/oracle/CASE/run1 [--bf-interval 5]
 Standard library only.
 """
 import argparse
+import csv
 import datetime
 import gzip
 import json
@@ -72,8 +74,15 @@ def main():
     bf_phase = bf[0] - ctld - a.bf_interval * bf_p
     rel = [t - ctld for t in main_starts]
     conc, m_p, m_phase = circular_fit(rel, 1.0, 1.008, 0.0001)
+    dur = {}
+    trace = os.path.join(a.run, "..", "trace.csv")
+    if os.path.exists(trace):
+        dur = {r["name"]: float(r["duration"]) for r in csv.DictReader(open(trace))}
+    lat = sorted(float(r["end_ms"]) - float(r["start_ms"]) - dur[r["name"]]
+                 for r in csv.DictReader(open(os.path.join(a.run, "real_extra.csv"))) if r["name"] in dur)
+    exit_lat = lat[len(lat) // 2] if lat else 0.0
     print(f"--set ctld_start={ctld:.3f} --set bf_tick_phase={bf_phase:.3f} --set bf_tick_period={bf_p:.5f} "
-          f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f}")
+          f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f} --set job_exit_latency={exit_lat:.3f}")
     print(f"# {len(bf)} backfill cycles, {len(main_starts)} main-loop starts (tick fit concentration {conc:.2f})")
 
 

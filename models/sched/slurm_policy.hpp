@@ -47,6 +47,7 @@ class SlurmPolicy final : public Policy {
   void on_ended(SchedContext& ctx, int j) override;
   void on_wake(SchedContext& ctx, uint64_t tag) override;
   [[nodiscard]] SimTime kill_time(SimTime start, SimTime limit) const override;
+  [[nodiscard]] SimTime exit_latency() const override { return cfg_.job_exit_latency; }
 
   [[nodiscard]] const SlurmSchedConfig& config() const { return cfg_; }
   [[nodiscard]] int64_t job_priority(int j) const { return j < static_cast<int>(prio_.size()) ? prio_[j] : 0; }

@@ -76,6 +76,9 @@ class Policy {
   /// When a job that started at `start` with limit `limit` is killed if still running
   /// (Slurm: at the first time-limit check after start + limit + OverTimeLimit).
   [[nodiscard]] virtual SimTime kill_time(SimTime start, SimTime limit) const { return start + limit; }
+  /// How long after its run time a job's end reaches the scheduler (process exit and
+  /// the completion message; 0 = at once).
+  [[nodiscard]] virtual SimTime exit_latency() const { return SimTime{}; }
 };
 
 }  // namespace gcsim

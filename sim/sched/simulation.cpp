@@ -295,8 +295,9 @@ void Simulation::start(int j, const Allocation& a, StartedBy by) {
   const SimTime run = trace_->jobs[j].duration;
   const SimTime kill = o.shape.time_limit == SimTime::infinite() ? SimTime::infinite()
                                                                  : policy_->kill_time(now_, o.shape.time_limit);
-  o.timed_out = kill != SimTime::infinite() && now_ + run > kill;
-  o.end = o.timed_out ? kill : now_ + run;
+  const SimTime done = now_ + run + policy_->exit_latency();
+  o.timed_out = kill != SimTime::infinite() && done > kill;
+  o.end = o.timed_out ? kill : done;
   const auto rs = trace_->jobs[j].recorded_state;
   o.failed = o.timed_out || rs == RecordedState::kFailed || rs == RecordedState::kCancelled;
   is_running_[j] = 1;
