@@ -12,7 +12,8 @@ namespace gcsim {
 
 PriorityConfig read_priority_config(const Cluster& cluster, Diagnostics& diags) {
   PriorityConfig c;
-  const SourceLoc loc{cluster.source, 0, 0};
+  auto loc_of = [&](const std::string& key) { return cluster.slurm_param_loc(key); };
+  const SourceLoc loc = loc_of("PriorityType");
   auto param = [&](const std::string& k) -> std::optional<std::string> {
     for (const auto& [key, v] : cluster.slurm_params)
       if (to_lower(key) == to_lower(k)) return v;
@@ -23,7 +24,7 @@ PriorityConfig read_priority_config(const Cluster& cluster, Diagnostics& diags) 
   auto weight = [&](const char* key, double& out) {
     if (auto v = param(key)) {
       if (auto n = parse_non_negative_number(*v)) out = *n;
-      else diags.error(loc, std::string(key) + "=" + *v + ": expected a non-negative number");
+      else diags.error(loc_of(key), std::string(key) + "=" + *v + ": expected a non-negative number");
     }
   };
   weight("PriorityWeightAge", c.w_age);
@@ -37,13 +38,13 @@ PriorityConfig read_priority_config(const Cluster& cluster, Diagnostics& diags) 
     for (auto item : split(*v, ',')) {
       const auto eq = item.find('=');
       auto n = eq == std::string_view::npos ? std::nullopt : parse_non_negative_number(item.substr(eq + 1));
-      if (!n) diags.error(loc, "PriorityWeightTRES item '" + std::string(item) + "': expected TRES=weight");
+      if (!n) diags.error(loc_of("PriorityWeightTRES"), "PriorityWeightTRES item '" + std::string(item) + "': expected TRES=weight");
       else c.w_tres[to_lower(trim(item.substr(0, eq)))] = *n;
     }
   auto minutes = [&](const char* key, SimTime& out) {
     if (auto v = param(key)) {
       if (auto t = slurm_time::parse_time_limit(*v)) out = *t;
-      else diags.error(loc, std::string(key) + "=" + *v + ": expected a Slurm time (minutes, D-HH, ...)");
+      else diags.error(loc_of(key), std::string(key) + "=" + *v + ": expected a Slurm time (minutes, D-HH, ...)");
     }
   };
   minutes("PriorityMaxAge", c.max_age);
@@ -58,9 +59,9 @@ PriorityConfig read_priority_config(const Cluster& cluster, Diagnostics& diags) 
   }
   if (c.calc_period <= SimTime{}) c.calc_period = SimTime::seconds(300);
   if (c.multifactor && !c.have_dbd) {
-    if (c.w_age > 0) diags.warning(loc, "PriorityWeightAge can only be used with SlurmDBD, ignoring (as slurmctld does)");
+    if (c.w_age > 0) diags.warning(loc_of("PriorityWeightAge"), "PriorityWeightAge can only be used with SlurmDBD, ignoring (as slurmctld does)");
     if (c.w_fairshare > 0)
-      diags.warning(loc, "PriorityWeightFairshare needs SlurmDBD associations, ignoring (as slurmctld does)");
+      diags.warning(loc_of("PriorityWeightFairshare"), "PriorityWeightFairshare needs SlurmDBD associations, ignoring (as slurmctld does)");
     c.w_age = 0;
     c.w_fairshare = 0;
   }

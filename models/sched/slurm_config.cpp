@@ -22,7 +22,8 @@ std::string fmt_s(SimTime t) {
 struct Reader {
   const Cluster& c;
   Diagnostics& d;
-  SourceLoc loc() const { return SourceLoc{c.source, 0, 0}; }
+  std::string where = "SchedulerParameters";
+  SourceLoc loc() const { return c.slurm_param_loc(where); }
   std::optional<int64_t> integer(const std::string& key, const std::string& v) {
     auto n = parse_integer(v);
     if (!n) d.error(loc(), key + "=" + v + ": expected an integer");
@@ -52,8 +53,10 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
   };
   if (auto v = param("SchedulerType")) cfg.backfill = to_lower(*v) != "sched/builtin";
   if (auto v = param("OverTimeLimit")) {
+    r.where = "OverTimeLimit";
     if (to_lower(*v) == "unlimited") cfg.over_time_limit = SimTime::infinite();
     else if (auto n = r.integer("OverTimeLimit", *v)) cfg.over_time_limit = SimTime::seconds(60 * *n);
+    r.where = "SchedulerParameters";
   }
   if (auto v = param("TopologyPlugin")) cfg.topology_tree = to_lower(*v) == "topology/tree";
   if (auto v = param("TopologyParam")) cfg.topo_optional = to_lower(*v).find("topooptional") != std::string::npos;

@@ -1,5 +1,7 @@
 #include "sim/cluster/cluster.hpp"
 
+#include <cctype>
+
 #include <set>
 
 namespace gcsim {
@@ -81,6 +83,16 @@ Cluster make_homogeneous_cluster(const std::string& name, NodeTemplate node, int
   c.partitions.push_back(p);
   c.index();
   return c;
+}
+
+SourceLoc Cluster::slurm_param_loc(const std::string& key) const {
+  auto lower = [](std::string x) {
+    for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return x;
+  };
+  for (const auto& [k, loc] : slurm_param_locs)
+    if (lower(k) == lower(key)) return loc;
+  return SourceLoc{source, 0, 0};
 }
 
 }  // namespace gcsim

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/diagnostics.hpp"
 #include "sim/core/time.hpp"
 
 namespace gcsim {
@@ -138,6 +139,10 @@ struct Cluster {
   /// Cluster-wide slurm.conf keys gcsim keeps for the policies (SchedulerType,
   /// SchedulerParameters, PriorityWeight*, SelectTypeParameters, ...); empty for YAML clusters.
   std::map<std::string, std::string> slurm_params;
+  /// Where each of them was written (file:line:col of the value), for diagnostics.
+  std::map<std::string, SourceLoc> slurm_param_locs;
+  /// The location of slurm.conf key `key` (any case), else the file as a whole.
+  [[nodiscard]] SourceLoc slurm_param_loc(const std::string& key) const;
 
   [[nodiscard]] const NodeTemplate& tmpl(int node) const { return templates[nodes[node].template_index]; }
   /// Index of the default partition, or the first one, or -1 when there are none.

@@ -517,9 +517,11 @@ void Importer::global_pair(const Pair& p, Cluster& c) {
   if (it == global_index_.end()) {
     not_modelled(p);
     c.slurm_params[p.key] = p.value;
+    c.slurm_param_locs[p.key] = p.value_loc;
     return;
   }
   c.slurm_params[it->second] = p.value;
+  c.slurm_param_locs[it->second] = p.value_loc;
 }
 
 void Importer::node_line(const Line& line) {

@@ -186,3 +186,19 @@ TEST_CASE("slurm policy: --switches=1 waits for one leaf until its wait runs out
   CHECK(out[2].start < SimTime::seconds(10));
   for (const auto& na : out[2].alloc.nodes) CHECK(c.nodes[na.node].name >= "n04");
 }
+
+TEST_CASE("slurm policy: malformed scheduling values are errors at file:line:col", "[slurm][config]") {
+  Diagnostics w;
+  const std::string conf = test::src("tests/inputs/invalid/slurm_policy/slurm.conf");
+  const Cluster c = load_slurm_conf(conf, w);
+  SlurmPolicyInputs in;
+  in.cluster = &c;
+  try {
+    SlurmPolicy p(in, w);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    const std::string m = e.diagnostics().format();
+    CHECK(m.find(conf + ":25:21: error: bf_interval=five: expected seconds") != std::string::npos);
+    CHECK(m.find(conf + ":29:19: error: PriorityWeightAge=-3") != std::string::npos);
+  }
+}
