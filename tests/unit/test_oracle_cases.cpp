@@ -245,3 +245,16 @@ TEST_CASE("oracle fairshare: aggregates near the real runs", "[oracle]") {
   CHECK(std::abs(c.sim.mean_wait - (c.r1.mean_wait + c.r2.mean_wait) / 2) <= 0.1 * c.r1.mean_wait);
   CHECK(std::abs(c.sim.makespan - (c.r1.makespan + c.r2.makespan) / 2) <= 0.1 * c.r1.makespan);
 }
+
+TEST_CASE("oracle binding: deviations and aggregates as a rerun", "[oracle]") {
+  const auto c = judge("binding");
+  // Stable prefix 8 of 11: j009 (--ntasks=2 -c3 --gpus-per-task=1) gets cores 0-2,8-10
+  // where Slurm gave 0-2,7-9 (tests/oracle/README.md).
+  CHECK(c.prefix1 >= 8);
+  CHECK(c.dev1.second <= c.real_dev.second);
+  CHECK(c.dev2.second <= c.real_dev.second);
+  CHECK(within(c.sim.mean_wait, c.r1.mean_wait, c.r2.mean_wait));
+  CHECK(within(c.sim.p90_wait, c.r1.p90_wait, c.r2.p90_wait));
+  CHECK(within(c.sim.makespan, c.r1.makespan, c.r2.makespan));
+  CHECK(within(c.sim.backfill, c.r1.backfill, c.r2.backfill));
+}
