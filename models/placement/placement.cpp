@@ -312,7 +312,71 @@ NodePlacement finish(const View& v, std::vector<int> cores, std::vector<int> gpu
   return p;
 }
 
+// --gpus-per-task (without --ntasks-per-node) and --cpus-per-gpu: Slurm 22.05 gives
+// each task (or GPU) its cores on its GPU's socket. Measured on the binding oracle
+// case (tests/oracle/binding, 50 jobs): GPUs on sockets with fewer free cores than one
+// task (or one GPU's --cpus-per-gpu) needs are passed over while others remain; the
+// rest go lowest index first; each task then takes the lowest free cores of its GPU's
+// socket and, when those run out, the lowest free cores of the other sockets
+// (free 0-2,7 | 8-10,15 and GPUs 0,1 on socket 0 -> tasks 0-2 and 7-9).
+std::optional<NodePlacement> place_slurm_per_gpu(const View& v) {
+  const auto& r = v.req;
+  const bool per_task = r.gpus_per_task > 0 && r.distribution.empty() && !r.tasks_per_node_given;
+  const bool per_gpu = r.cpus_per_gpu > 0 && r.gpus_per_task == 0;
+  if (!(per_task || per_gpu) || r.gpus <= 0) return std::nullopt;
+  const int tpc = v.t.threads_per_core;
+  const int unit_cores = per_task ? v.cores_per_task() : std::max(1, (r.cpus_per_gpu + tpc - 1) / tpc);
+  const int units = per_task ? r.tasks : r.gpus;
+  const int gpus_per_unit = per_task ? r.gpus_per_task : 1;
+  const int S = v.sockets();
+  std::vector<std::vector<int>> per(S);
+  for (int c = 0; c < v.t.cores(); ++c)
+    if (v.core_free[c]) per[v.t.socket_of_core(c)].push_back(c);
+  std::vector<int> near, far;
+  for (int g : v.usable_gpus_where([](int) { return true; }))
+    (static_cast<int>(per[v.gpu_socket(g)].size()) >= unit_cores ? near : far).push_back(g);
+  if (r.enforce_binding) far.clear();
+  std::vector<int> gpus = near;
+  gpus.insert(gpus.end(), far.begin(), far.end());
+  if (static_cast<int>(gpus.size()) < r.gpus) return fail("not enough free GPUs");
+  gpus.resize(r.gpus);
+  std::vector<int> by_unit = gpus;  // unit u uses GPUs [u*gpus_per_unit, ...), lowest first
+  std::sort(gpus.begin(), gpus.end());
+  std::vector<size_t> next(S, 0);
+  std::vector<int> cores;
+  std::vector<TaskBinding> binds(r.tasks);
+  for (int u = 0; u < units; ++u) {
+    const int home = v.gpu_socket(by_unit[std::min<size_t>(u * gpus_per_unit, by_unit.size() - 1)]);
+    std::vector<int> mine;
+    for (int k = 0; k < S && static_cast<int>(mine.size()) < unit_cores; ++k) {
+      const int s = k == 0 ? home : (k <= home ? k - 1 : k);
+      while (static_cast<int>(mine.size()) < unit_cores && next[s] < per[s].size()) mine.push_back(per[s][next[s]++]);
+    }
+    if (static_cast<int>(mine.size()) < unit_cores) return fail("not enough free cores");
+    if (r.enforce_binding)
+      for (int c : mine)
+        if (v.t.socket_of_core(c) != home) return fail("not enough free cores on the GPUs' sockets (--gres-flags=enforce-binding)");
+    cores.insert(cores.end(), mine.begin(), mine.end());
+    if (per_task) {
+      binds[u].cores = mine;
+      for (int j = 0; j < gpus_per_unit; ++j) binds[u].gpus.push_back(by_unit[u * gpus_per_unit + j]);
+    }
+  }
+  // tasks beyond the per-GPU cores (--cpus-per-gpu with more tasks than GPUs' cores): lowest free
+  while (static_cast<int>(cores.size()) < v.cores_needed()) {
+    int best = -1;
+    for (int s = 0; s < S; ++s)
+      if (next[s] < per[s].size() && (best < 0 || per[s][next[s]] < per[best][next[best]])) best = s;
+    if (best < 0) return fail("not enough free cores");
+    cores.push_back(per[best][next[best]++]);
+  }
+  std::sort(cores.begin(), cores.end());
+  if (!per_task) binds = bind_tasks(v, cores, gpus);
+  return finish(v, cores, gpus, std::move(binds));
+}
+
 NodePlacement place_slurm(const View& v) {
+  if (auto p = place_slurm_per_gpu(v)) return *p;
   std::string why;
   auto cores = slurm_pick_cores(v, &why);
   if (!cores) return fail(why);
@@ -586,6 +650,7 @@ std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape,
   r.enforce_binding = shape.enforce_binding;
   r.gpu_bind = shape.gpu_bind;
   r.distribution = shape.distribution;
+  r.tasks_per_node_given = shape.tasks_per_node > 0;
   r.mem_mb = node_memory_mb(shape, state.cluster().tmpl(node), tasks, gpus);
   NodePlacement p = place_on_node(state, node, r, mode_);
   if (!p.fits) return std::nullopt;

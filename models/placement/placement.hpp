@@ -43,6 +43,7 @@ struct NodeRequest {
   bool enforce_binding = false;
   std::string gpu_bind;     // "", "closest", "single:N", "per_task:N", "none", ...
   std::string distribution; // "", "block", "cyclic", "block:block", "*:fcyclic", ...
+  bool tasks_per_node_given = false;  // --ntasks-per-node (Slurm then lays tasks cyclically over sockets)
 };
 
 /// Why a request does not fit, or the placement it gets.
