@@ -19,7 +19,8 @@ TOL = 2
 
 
 def load_real(path):
-    return {r["name"]: r for r in csv.DictReader(open(path))}
+    """Jobs the run started (a capped run leaves CANCELLED_BY_CAP rows without a start)."""
+    return {r["name"]: r for r in csv.DictReader(open(path)) if r["start"]}
 
 
 def load_sim(path):

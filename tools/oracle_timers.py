@@ -79,7 +79,8 @@ def main():
     if os.path.exists(trace):
         dur = {r["name"]: float(r["duration"]) for r in csv.DictReader(open(trace))}
     lat = sorted(float(r["end_ms"]) - float(r["start_ms"]) - dur[r["name"]]
-                 for r in csv.DictReader(open(os.path.join(a.run, "real_extra.csv"))) if r["name"] in dur)
+                 for r in csv.DictReader(open(os.path.join(a.run, "real_extra.csv")))
+                 if r["name"] in dur and r["start_ms"] and r["end_ms"])
     exit_lat = lat[len(lat) // 2] if lat else 0.0
     print(f"--set ctld_start={ctld:.3f} --set bf_tick_phase={bf_phase:.3f} --set bf_tick_period={bf_p:.5f} "
           f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f} --set job_exit_latency={exit_lat:.3f}")

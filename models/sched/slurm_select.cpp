@@ -105,6 +105,10 @@ std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape,
     --k;
   }
   if (k <= 0) return std::nullopt;
+  // a one-node job needs a node that holds all of it (oracle topo-tree: n07 with 4 free
+  // CPUs was not a candidate for an 8-task job; it ran on an idle leaf at once)
+  if (shape.nodes_max == 1 && (k < shape.tasks || (shape.gpus_total > 0 && gpus_for(k) < shape.gpus_total)))
+    return std::nullopt;
   Cap c;
   c.node = node;
   c.tasks = k;
