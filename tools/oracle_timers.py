@@ -14,6 +14,7 @@ meta.json and prints the options that make gcsim's timers fall where that run's 
   main_tick_phase  main-scheduler tick phase after ctld_start, from the 'sched: Allocate'
   main_tick_period times (every main-loop start happens on a tick), best circular fit
   job_exit_latency median of end - start - duration (real_extra.csv ms times, trace.csv)
+  prio_tick_phase  when priority/multifactor's decay thread first ran after ctld_start
 
   tools/oracle_timers.py tests/oracle/CASE/run1 [--bf-interval 5]
 Standard library only.
@@ -82,8 +83,10 @@ def main():
                  for r in csv.DictReader(open(os.path.join(a.run, "real_extra.csv")))
                  if r["name"] in dur and r["start_ms"] and r["end_ms"])
     exit_lat = lat[len(lat) // 2] if lat else 0.0
+    decay = [t - t0 for t, m in log if "_read_last_decay_ran" in m]
+    prio = f" --set prio_tick_phase={decay[0] - ctld:.3f}" if decay else ""
     print(f"--set ctld_start={ctld:.3f} --set bf_tick_phase={bf_phase:.3f} --set bf_tick_period={bf_p:.5f} "
-          f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f} --set job_exit_latency={exit_lat:.3f}")
+          f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f} --set job_exit_latency={exit_lat:.3f}{prio}")
     print(f"# {len(bf)} backfill cycles, {len(main_starts)} main-loop starts (tick fit concentration {conc:.2f})")
 
 

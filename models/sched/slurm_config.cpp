@@ -126,6 +126,7 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
     else if (k == "bf_tick_phase") as_signed(cfg.bf_tick_phase);
     else if (k == "bf_tick_period") as_sec(cfg.bf_tick_period);
     else if (k == "job_exit_latency") as_sec(cfg.job_exit_latency);
+    else if (k == "prio_tick_phase") as_sec(cfg.prio_tick_phase);
     else if (!kIgnored.count(k))
       diags.warning(r.loc(), "SchedulerParameters option '" + k + "' is not modelled by gcsim");
   }

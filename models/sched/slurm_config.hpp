@@ -58,6 +58,7 @@ struct SlurmSchedConfig {
   SimTime bf_tick_phase = SimTime::us(40000);
   SimTime bf_tick_period = SimTime::seconds(1);
   SimTime job_exit_latency;  // run end -> _job_complete (oracle: ~0.1 s)
+  SimTime prio_tick_phase;   // decay thread start after ctld_start (oracle: 0.83 s)
 
   /// Every parameter with its value, for the manifest and `gcsim policies`.
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> describe() const;

@@ -102,7 +102,8 @@ void SlurmPolicy::on_begin(SchedContext& ctx) {
   const size_t n = ctx.job(0).id.valid() ? 0 : 0;
   (void)n;
   if (mf_->config().multifactor) {
-    ctx.wake_at(grid(ctx.now(), mf_->config().calc_period, mf_->config().calc_period), kPrioTick);
+    // the decay thread runs once when it starts, then every PriorityCalcPeriod
+    ctx.wake_at(grid(ctx.now(), cfg_.prio_tick_phase, mf_->config().calc_period), kPrioTick);
     prio_armed_ = true;
     mf_->decay_and_charge(std::max(ctx.now(), cfg_.ctld_start), {});
   }
@@ -152,12 +153,9 @@ void SlurmPolicy::on_ended(SchedContext& ctx, int j) {
   changed_ = true;
   const Job& job = ctx.job(j);
   if (job.array_task >= 0) --array_running_[job.id.value];
-  if (mf_->config().multifactor) {
-    int64_t cpus = 0;
-    for (const auto& na : ctx.allocation(j).nodes) cpus += static_cast<int64_t>(na.cores.size()) * ctx.cluster().tmpl(na.node).threads_per_core;
-    const double secs = (ctx.now() - std::max(charged_until_[j], ctx.start_time(j))).to_seconds();
-    if (secs > 0) mf_->charge({assoc_[j], static_cast<double>(cpus), secs});
-  }
+  // No usage is charged at the end: on the fairshare oracle, a job that ended between two
+  // PriorityCalcPeriod ticks (j002, 16 CPUs for 45 s) added nothing to its account's
+  // RawUsage (sshare at t = 60.7 s); the ticks charge running jobs only.
   // A job end asks for a main pass (epilog complete). It runs at once when
   // batch_sched_delay has passed since the last pass, else the request waits for the
   // 1 s tick like a submission's. (Oracle: running at every end regardless, or only on
