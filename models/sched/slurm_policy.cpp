@@ -398,10 +398,10 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       SimTime t = std::max(now, start_res);
       if (!plan && removed < ends.size()) {
         const SimTime first = ends[removed].first;
-        SimTime base = floor_to(first + SimTime::seconds(29), SimTime::seconds(30));
-        if (base < first) base += SimTime::seconds(30);
-        // Batches: every job ending by base + W goes at once, W = 30 s, doubling (observed:
-        // ends at 70 and 92 s were removed together and the plan started at 92).
+        const SimTime base = first;
+        // Batches: every job ending by first end + W goes at once, W = 30 s, doubling
+        // (observed: ends at 70 and 92 s were removed together and the plan started at
+        // 92; with ends 64, 121, 124, 130 the plan came out at 124 = 64 + 60 cut-off).
         SimTime w = SimTime::seconds(30);
         SimTime thr = base + w;
         while (!plan && removed < ends.size()) {
