@@ -657,11 +657,25 @@ std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape,
   return p.alloc;
 }
 
+int64_t slurm_sched_weight(const JobShape& shape, const ClusterState& state, int node) {
+  const int need = static_cast<int>(shape.requested_gpus());
+  int near = 0;
+  if (need > 0) {
+    const auto& t = state.cluster().tmpl(node);
+    const auto& s = state.node(node);
+    std::vector<int> free_in_socket(t.total_sockets(), 0);
+    for (int c = 0; c < t.cores(); ++c) free_in_socket[t.socket_of_core(c)] += s.core_free[c];
+    for (int g : free_gpus_of_type(shape, state, node))
+      if (free_in_socket[t.socket_of_numa(t.gpus[g].numa)] > 0) ++near;
+    near = std::min({near, shape.gpus_per_node > 0 ? shape.gpus_per_node : need, 0xff});
+  }
+  return (static_cast<int64_t>(state.cluster().nodes[node].weight) << 8) | (0xff - near);
+}
+
 std::vector<int> PlacementAllocator::order_nodes(const JobShape& shape, const ClusterState& state,
                                                  const std::vector<int>& node_order) const {
   const bool one_node = shape.nodes_max == 1;
   if (mode_ != PlacementMode::kSlurm || !one_node) return node_order;
-  const int need = static_cast<int>(shape.requested_gpus());
   struct Key {
     int64_t sched_weight;
     int avail_cpus;
@@ -673,19 +687,7 @@ std::vector<int> PlacementAllocator::order_nodes(const JobShape& shape, const Cl
   for (size_t i = 0; i < node_order.size(); ++i) {
     const int n = node_order[i];
     const auto& t = state.cluster().tmpl(n);
-    const auto& s = state.node(n);
-    int near = 0;
-    if (need > 0) {
-      std::vector<int> free_in_socket(t.total_sockets(), 0);
-      for (int c = 0; c < t.cores(); ++c) free_in_socket[t.socket_of_core(c)] += s.core_free[c];
-      for (size_t g = 0; g < t.gpus.size(); ++g)
-        if ((s.gpu_free >> g & 1) && (shape.gpu_type.empty() || t.gpus[g].gres_type == shape.gpu_type) &&
-            free_in_socket[t.socket_of_numa(t.gpus[g].numa)] > 0)
-          ++near;
-      near = std::min({near, need, 0xff});
-    }
-    const int64_t w = (static_cast<int64_t>(state.cluster().nodes[n].weight) << 8) | (0xff - near);
-    keys.push_back({w, s.free_cores * t.threads_per_core, i, n});
+    keys.push_back({slurm_sched_weight(shape, state, n), state.node(n).free_cores * t.threads_per_core, i, n});
   }
   std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     return std::tie(a.sched_weight, a.avail_cpus, a.pos) < std::tie(b.sched_weight, b.avail_cpus, b.pos);

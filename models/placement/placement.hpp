@@ -82,6 +82,11 @@ class PlacementAllocator final : public NodeLoopAllocator {
   PlacementMode mode_;
 };
 
+/// cons_tres's per-node sched_weight for a job: Weight << 8 | (0xff - near_gpu_cnt),
+/// near_gpu_cnt = free GPUs of the job's type on sockets that still have free cores,
+/// capped by the job's per-node GPU need (slurm_internals.md 4.1). CPU jobs: low byte 0xff.
+[[nodiscard]] int64_t slurm_sched_weight(const JobShape& shape, const ClusterState& state, int node);
+
 /// The environment srun gives each task of a step over `alloc` (SLURM_PROCID,
 /// SLURM_LOCALID, SLURM_NODEID, SLURM_NTASKS, SLURM_JOB_GPUS, CUDA_VISIBLE_DEVICES,
 /// SLURM_CPU_BIND*), in global task order. `constrain_devices` = task/cgroup

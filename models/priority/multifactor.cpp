@@ -14,11 +14,7 @@ PriorityConfig read_priority_config(const Cluster& cluster, Diagnostics& diags) 
   PriorityConfig c;
   auto loc_of = [&](const std::string& key) { return cluster.slurm_param_loc(key); };
   const SourceLoc loc = loc_of("PriorityType");
-  auto param = [&](const std::string& k) -> std::optional<std::string> {
-    for (const auto& [key, v] : cluster.slurm_params)
-      if (to_lower(key) == to_lower(k)) return v;
-    return std::nullopt;
-  };
+  auto param = [&](const std::string& k) { return cluster.slurm_param(k); };
   if (auto v = param("PriorityType")) c.multifactor = to_lower(*v) == "priority/multifactor";
   if (auto v = param("AccountingStorageType")) c.have_dbd = to_lower(*v) == "accounting_storage/slurmdbd";
   auto weight = [&](const char* key, double& out) {

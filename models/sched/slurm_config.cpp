@@ -46,11 +46,7 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
                                          Diagnostics& diags) {
   SlurmSchedConfig cfg;
   Reader r{cluster, diags};
-  auto param = [&](const std::string& k) -> std::optional<std::string> {
-    for (const auto& [key, v] : cluster.slurm_params)
-      if (to_lower(key) == to_lower(k)) return v;
-    return std::nullopt;
-  };
+  auto param = [&](const std::string& k) { return cluster.slurm_param(k); };
   if (auto v = param("SchedulerType")) cfg.backfill = to_lower(*v) != "sched/builtin";
   if (auto v = param("OverTimeLimit")) {
     r.where = "OverTimeLimit";

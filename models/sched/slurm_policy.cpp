@@ -1,8 +1,6 @@
 #include "models/sched/slurm_policy.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <set>
 
 namespace gcsim {
@@ -434,9 +432,6 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         // nodes (observed: two jobs started on g02 in one cycle); the will-run test
         // sees them as running jobs.
         if (a) {
-          if (std::getenv("GCSIM_DEBUG_BF"))
-            std::fprintf(stderr, "bf %.3f: %s started on %s\n", now.to_seconds(), job.name.c_str(),
-                         ctx.cluster().nodes[a->nodes[0].node].name.c_str());
           start(ctx, j, *a, StartedBy::kBackfill);
           ++started;
         }
@@ -466,12 +461,6 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       }
       add_reservation(table, rb, re, nodes);
       ctx.reserve(j, t);
-      if (std::getenv("GCSIM_DEBUG_BF")) {
-        std::fprintf(stderr, "bf %.3f: %s planned %.3f [%.0f,%.0f) on", now.to_seconds(), job.name.c_str(), t.to_seconds(),
-                     rb.to_seconds(), re.to_seconds());
-        for (int n : nodes) std::fprintf(stderr, " %s", ctx.cluster().nodes[n].name.c_str());
-        std::fprintf(stderr, "\n");
-      }
       ++part_resv[s.partition];
       if (job.array_task >= 0) ++array_resv[job.id.value];
       break;

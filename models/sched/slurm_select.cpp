@@ -1,23 +1,11 @@
 #include "models/sched/slurm_select.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 
 namespace gcsim {
 
 namespace {
-
-std::vector<int> free_gpus(const JobShape& shape, const ClusterState& state, int node) {
-  const auto& t = state.cluster().tmpl(node);
-  const auto& s = state.node(node);
-  std::vector<int> out;
-  for (size_t g = 0; g < t.gpus.size(); ++g)
-    if ((s.gpu_free >> g & 1) && (shape.gpu_type.empty() || t.gpus[g].gres_type == shape.gpu_type))
-      out.push_back(static_cast<int>(g));
-  return out;
-}
 
 struct Need {
   int tasks, nodes, max_nodes, gpus;
@@ -75,15 +63,13 @@ std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape,
   const auto& s = state.node(node);
   if (shape.exclusive && s.jobs > 0) return std::nullopt;
   int k = std::min(max_tasks_on_node(shape, state, node), shape.tasks);
-  if (std::getenv("GCSIM_DEBUG_SELECT"))
-    std::fprintf(stderr, "  cap node %d: max_tasks=%d free_cores=%d free_mem=%lld\n", node, max_tasks_on_node(shape, state, node), s.free_cores, (long long)s.free_mem_mb);
   if (shape.tasks_per_node > 0) {
     const int want = std::min(shape.tasks_per_node, shape.tasks);
     if (k < want) return std::nullopt;
     k = want;
   }
   if (k <= 0) return std::nullopt;
-  const auto fg = free_gpus(shape, state, node);
+  const auto fg = free_gpus_of_type(shape, state, node);
   const int G = static_cast<int>(fg.size());
   auto gpus_for = [&](int tasks) {
     if (shape.gpus_per_node > 0) return shape.gpus_per_node;
@@ -92,14 +78,6 @@ std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape,
     return 0;
   };
   if (shape.gpus_total > 0 && G == 0) return std::nullopt;
-  if (std::getenv("GCSIM_DEBUG_SELECT")) {
-    NodeRequest r;
-    r.tasks = k; r.cpus_per_task = shape.cpus_per_task; r.gpus = gpus_for(k); r.gpus_per_task = shape.gpus_per_task;
-    r.cpus_per_gpu = shape.cpus_per_gpu; r.gpu_type = shape.gpu_type; r.enforce_binding = shape.enforce_binding;
-    r.mem_mb = node_memory_mb(shape, t, k, gpus_for(k));
-    auto p = place_on_node(state, node, r, PlacementMode::kSlurm);
-    std::fprintf(stderr, "  node %d k=%d g=%d mem=%lld fits=%d %s\n", node, k, gpus_for(k), (long long)r.mem_mb, p.fits, p.reason.c_str());
-  }
   while (k > 0 && !placer_.take_on_node(shape, state, node, k, gpus_for(k))) {
     if (shape.tasks_per_node > 0) return std::nullopt;
     --k;
@@ -114,17 +92,7 @@ std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape,
   c.tasks = k;
   c.gpus = shape.gpus_total > 0 ? gpus_for(k) : 0;
   c.avail_cpus = s.free_cores * t.threads_per_core;
-  // sched_weight: Weight << 8 | (0xff - near_gpu_cnt) for GPU jobs (4.1)
-  int near = 0;
-  const int need = static_cast<int>(shape.requested_gpus());
-  if (need > 0) {
-    std::vector<int> free_in_socket(t.total_sockets(), 0);
-    for (int core = 0; core < t.cores(); ++core) free_in_socket[t.socket_of_core(core)] += s.core_free[core];
-    for (int g : fg)
-      if (free_in_socket[t.socket_of_numa(t.gpus[g].numa)] > 0) ++near;
-    near = std::min({near, shape.gpus_per_node > 0 ? shape.gpus_per_node : need, 0xff});
-  }
-  c.weight = (static_cast<int64_t>(state.cluster().nodes[node].weight) << 8) | (need > 0 ? 0xff - near : 0xff);
+  c.weight = slurm_sched_weight(shape, state, node);
   return c;
 }
 
@@ -337,11 +305,6 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
   for (int node = 0; node < static_cast<int>(cluster_->nodes.size()); ++node) {
     if (!allowed[node]) continue;
     if (auto c = capacity(shape, state, node)) caps.push_back(*c);
-  }
-  if (std::getenv("GCSIM_DEBUG_SELECT")) {
-    std::fprintf(stderr, "select tasks=%d nodes=%d..%d:", shape.tasks, shape.nodes_min, shape.nodes_max);
-    for (const auto& c : caps) std::fprintf(stderr, " n%d(t%d g%d c%d w%lld)", c.node, c.tasks, c.gpus, c.avail_cpus, (long long)c.weight);
-    std::fprintf(stderr, "\n");
   }
   if (caps.empty()) return std::nullopt;
   const bool topo = uses_topology(shape);

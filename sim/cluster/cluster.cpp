@@ -1,8 +1,8 @@
 #include "sim/cluster/cluster.hpp"
 
-#include <cctype>
-
 #include <set>
+
+#include "sim/core/input_file.hpp"
 
 namespace gcsim {
 
@@ -85,13 +85,15 @@ Cluster make_homogeneous_cluster(const std::string& name, NodeTemplate node, int
   return c;
 }
 
+std::optional<std::string> Cluster::slurm_param(const std::string& key) const {
+  for (const auto& [k, v] : slurm_params)
+    if (to_lower(k) == to_lower(key)) return v;
+  return std::nullopt;
+}
+
 SourceLoc Cluster::slurm_param_loc(const std::string& key) const {
-  auto lower = [](std::string x) {
-    for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return x;
-  };
   for (const auto& [k, loc] : slurm_param_locs)
-    if (lower(k) == lower(key)) return loc;
+    if (to_lower(k) == to_lower(key)) return loc;
   return SourceLoc{source, 0, 0};
 }
 

@@ -141,6 +141,8 @@ struct Cluster {
   std::map<std::string, std::string> slurm_params;
   /// Where each of them was written (file:line:col of the value), for diagnostics.
   std::map<std::string, SourceLoc> slurm_param_locs;
+  /// The value of slurm.conf key `key` (any case), std::nullopt when absent.
+  [[nodiscard]] std::optional<std::string> slurm_param(const std::string& key) const;
   /// The location of slurm.conf key `key` (any case), else the file as a whole.
   [[nodiscard]] SourceLoc slurm_param_loc(const std::string& key) const;
 

@@ -8,17 +8,6 @@ namespace {
 
 int cores_for_cpus(int64_t cpus, int tpc) { return static_cast<int>((cpus + tpc - 1) / tpc); }
 
-// GPUs of the wanted type that are free on the node, lowest index first.
-std::vector<int> free_gpus_of_type(const JobShape& shape, const ClusterState& state, int node) {
-  std::vector<int> out;
-  const auto& t = state.cluster().tmpl(node);
-  const auto& s = state.node(node);
-  for (size_t g = 0; g < t.gpus.size(); ++g)
-    if ((s.gpu_free >> g & 1) && (shape.gpu_type.empty() || t.gpus[g].gres_type == shape.gpu_type))
-      out.push_back(static_cast<int>(g));
-  return out;
-}
-
 int64_t mem_needed(const JobShape& shape, const NodeTemplate& t, int cores, int gpus) {
   if (shape.exclusive || shape.mem_whole_node) return t.memory_mb;
   if (shape.mem_per_node_mb >= 0) return shape.mem_per_node_mb;
@@ -28,6 +17,16 @@ int64_t mem_needed(const JobShape& shape, const NodeTemplate& t, int cores, int 
 }
 
 }  // namespace
+
+std::vector<int> free_gpus_of_type(const JobShape& shape, const ClusterState& state, int node) {
+  std::vector<int> out;
+  const auto& t = state.cluster().tmpl(node);
+  const auto& s = state.node(node);
+  for (size_t g = 0; g < t.gpus.size(); ++g)
+    if ((s.gpu_free >> g & 1) && (shape.gpu_type.empty() || t.gpus[g].gres_type == shape.gpu_type))
+      out.push_back(static_cast<int>(g));
+  return out;
+}
 
 int cores_needed(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus) {
   if (shape.exclusive) return t.cores();

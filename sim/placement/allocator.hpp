@@ -29,6 +29,8 @@ class Allocator {
 [[nodiscard]] std::optional<NodeAlloc> take_on_node_linear(const JobShape& shape, const ClusterState& state,
                                                            int node, int tasks, int gpus);
 
+/// GPUs of the shape's type that are free on `node`, lowest index first.
+[[nodiscard]] std::vector<int> free_gpus_of_type(const JobShape& shape, const ClusterState& state, int node);
 /// Whole cores `tasks` tasks with `gpus` GPUs of the shape take on a node of template `t`
 /// (CR_Core: each task rounded up to whole cores; --cpus-per-gpu; all for --exclusive).
 [[nodiscard]] int cores_needed(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus);

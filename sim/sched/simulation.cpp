@@ -1,7 +1,6 @@
 #include "sim/sched/simulation.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "sim/core/input_file.hpp"
@@ -22,11 +21,52 @@ Simulation::Simulation(const Cluster& cluster, const Trace& trace, Policy& polic
   for (size_t p = 0; p < cluster.partitions.size(); ++p)
     partition_order_.push_back(partition_node_order(cluster, static_cast<int>(p)));
   self_driven_ = !policy.pass_on_change();
-  for (size_t j = 0; j < trace.jobs.size(); ++j) {
-    const int64_t id = trace.jobs[j].id.value;
+  parse_dependencies();
+}
+
+// --dependency=type:id[:id...][,type:...] (all must hold) or with '?' (any may hold),
+// resolved once to trace indices; the syntax was checked by the sbatch option parser.
+void Simulation::parse_dependencies() {
+  std::vector<std::vector<int>> by_id;  // job id value -> trace indices (array tasks share one)
+  for (size_t j = 0; j < trace_->jobs.size(); ++j) {
+    const int64_t id = trace_->jobs[j].id.value;
     if (id < 0) continue;
-    if (static_cast<size_t>(id) >= jobs_by_id_.size()) jobs_by_id_.resize(static_cast<size_t>(id) + 1);
-    jobs_by_id_[static_cast<size_t>(id)].push_back(static_cast<int>(j));
+    if (static_cast<size_t>(id) >= by_id.size()) by_id.resize(static_cast<size_t>(id) + 1);
+    by_id[static_cast<size_t>(id)].push_back(static_cast<int>(j));
+  }
+  deps_.resize(trace_->jobs.size());
+  for (size_t j = 0; j < trace_->jobs.size(); ++j) {
+    const std::string& d = trace_->jobs[j].req.dependency;
+    if (d.empty()) continue;
+    Dependency& dep = deps_[j];
+    dep.any = d.find('?') != std::string::npos;
+    for (std::string_view item : split(d, dep.any ? '?' : ',')) {
+      const auto parts = split(item, ':');
+      DepClause c;
+      c.type = to_lower(trim(parts[0]));
+      for (size_t i = 1; i < parts.size(); ++i) {
+        std::string_view ref = trim(parts[i]);
+        DepRef r;
+        if (auto plus = ref.find('+'); plus != std::string_view::npos) {
+          r.delay = SimTime::seconds(60 * parse_integer(ref.substr(plus + 1)).value_or(0));
+          ref = ref.substr(0, plus);
+        }
+        int64_t task = -1;
+        if (auto us = ref.find('_'); us != std::string_view::npos) {
+          task = parse_integer(ref.substr(us + 1)).value_or(-1);
+          ref = ref.substr(0, us);
+        }
+        const int64_t id = parse_integer(ref).value_or(-1);
+        if (id < 0 || static_cast<size_t>(id) >= by_id.size() || by_id[static_cast<size_t>(id)].empty()) {
+          c.invalid = true;  // Slurm refuses the job: invalid dependency
+          continue;
+        }
+        for (int k : by_id[static_cast<size_t>(id)])
+          if (task < 0 || trace_->jobs[k].array_task == task) r.jobs.push_back(k);
+        c.refs.push_back(std::move(r));
+      }
+      dep.clauses.push_back(std::move(c));
+    }
   }
 }
 
@@ -91,9 +131,7 @@ void Simulation::process(const Event& e) {
     case EventKind::kSchedPass: schedule_once(); break;
     case EventKind::kWake:
       ++passes_;
-      started_this_pass_.clear();
-      policy_->on_wake(*this, e.token);
-      if (!started_this_pass_.empty()) std::erase_if(pending_, [&](int j) { return is_running_[j] != 0; });
+      call_policy([&] { policy_->on_wake(*this, e.token); });
       break;
     case EventKind::kSample: break;
   }
@@ -101,8 +139,12 @@ void Simulation::process(const Event& e) {
 
 void Simulation::schedule_once() {
   ++passes_;
+  call_policy([&] { policy_->schedule(*this); });
+}
+
+void Simulation::call_policy(const std::function<void()>& f) {
   started_this_pass_.clear();
-  policy_->schedule(*this);
+  f();
   // Started jobs leave the queue; is_running_ already marks them, so no per-pass allocation.
   if (!started_this_pass_.empty()) std::erase_if(pending_, [&](int j) { return is_running_[j] != 0; });
 }
@@ -137,27 +179,15 @@ SimulationResult Simulation::run() {
 
 void Simulation::on_submit(int j) {
   out_[j].status = JobStatus::kPending;
-  switch (dependency_state(j)) {
-    case DepState::kMet: push(now_, Phase::kState, EventKind::kJobEligible, j); break;
-    case DepState::kUnmet: waiting_.push_back(j); break;
-    case DepState::kNever:
-      out_[j].status = JobStatus::kRejected;
-      out_[j].reject_reason = "DependencyNeverSatisfied";
-      ++finished_;
-      break;
-  }
+  if (route_by_dependency(j)) waiting_.push_back(j);
 }
 
-// --dependency=type:id[:id...][,type:...] (all must hold) or with '?' (any may hold);
-// singleton: every earlier job of the same name and user has ended.
 Simulation::DepState Simulation::dependency_state(int j) const {
-  const std::string& d = trace_->jobs[j].req.dependency;
-  if (d.empty()) return DepState::kMet;
-  const bool any = d.find('?') != std::string::npos;
-  auto one = [&](std::string_view item) -> DepState {
-    const auto parts = split(item, ':');
-    const std::string type = to_lower(trim(parts[0]));
-    if (type == "singleton") {
+  const Dependency& dep = deps_[j];
+  if (dep.clauses.empty()) return DepState::kMet;
+  auto one = [&](const DepClause& c) -> DepState {
+    if (c.invalid) return DepState::kNever;
+    if (c.type == "singleton") {  // every earlier job of the same name and user has ended
       const Job& me = trace_->jobs[j];
       for (int k = 0; k < j; ++k) {
         const Job& o = trace_->jobs[k];
@@ -168,47 +198,29 @@ Simulation::DepState Simulation::dependency_state(int j) const {
       return DepState::kMet;
     }
     DepState all = DepState::kMet;
-    for (size_t i = 1; i < parts.size(); ++i) {
-      std::string_view ref = trim(parts[i]);
-      int64_t delay_min = 0;
-      if (auto plus = ref.find('+'); plus != std::string_view::npos) {
-        delay_min = std::atoll(std::string(ref.substr(plus + 1)).c_str());
-        ref = ref.substr(0, plus);
-      }
-      int64_t task = -1;
-      if (auto us = ref.find('_'); us != std::string_view::npos) {
-        task = std::atoll(std::string(ref.substr(us + 1)).c_str());
-        ref = ref.substr(0, us);
-      }
-      const int64_t id = std::atoll(std::string(ref).c_str());
-      if (id < 0 || static_cast<size_t>(id) >= jobs_by_id_.size() || jobs_by_id_[static_cast<size_t>(id)].empty())
-        return DepState::kNever;  // Slurm refuses the job: invalid dependency
-      for (int k : jobs_by_id_[static_cast<size_t>(id)]) {
-        if (task >= 0 && trace_->jobs[k].array_task != task) continue;
+    for (const DepRef& r : c.refs)
+      for (int k : r.jobs) {
         const auto& o = out_[k];
         DepState s = DepState::kUnmet;
         if (o.status == JobStatus::kRejected) {
           s = DepState::kNever;
-        } else if (type == "after") {
+        } else if (c.type == "after") {
           if (o.status == JobStatus::kRunning || o.status == JobStatus::kDone)
-            s = now_ >= o.start + SimTime::seconds(60 * delay_min) ? DepState::kMet : DepState::kUnmet;
+            s = now_ >= o.start + r.delay ? DepState::kMet : DepState::kUnmet;
         } else if (o.status == JobStatus::kDone) {
-          if (type == "afterany" || type == "aftercorr") s = DepState::kMet;
-          else if (type == "afterok") s = o.failed ? DepState::kNever : DepState::kMet;
-          else if (type == "afternotok") s = o.failed ? DepState::kMet : DepState::kNever;
-          else s = DepState::kMet;
+          if (c.type == "afterok") s = o.failed ? DepState::kNever : DepState::kMet;
+          else if (c.type == "afternotok") s = o.failed ? DepState::kMet : DepState::kNever;
+          else s = DepState::kMet;  // afterany, aftercorr, afterburstbuffer
         }
         if (s == DepState::kNever) return DepState::kNever;
         if (s == DepState::kUnmet) all = DepState::kUnmet;
       }
-    }
     return all;
   };
-  const auto items = split(d, any ? '?' : ',');
   bool unmet = false, never_all = true;
-  for (const auto& it : items) {
-    const DepState s = one(it);
-    if (any) {
+  for (const auto& c : dep.clauses) {
+    const DepState s = one(c);
+    if (dep.any) {
       if (s == DepState::kMet) return DepState::kMet;
       if (s != DepState::kNever) never_all = false;
     } else {
@@ -216,25 +228,26 @@ Simulation::DepState Simulation::dependency_state(int j) const {
       if (s == DepState::kUnmet) unmet = true;
     }
   }
-  if (any) return never_all ? DepState::kNever : DepState::kUnmet;
+  if (dep.any) return never_all ? DepState::kNever : DepState::kUnmet;
   return unmet ? DepState::kUnmet : DepState::kMet;
+}
+
+bool Simulation::route_by_dependency(int j) {
+  switch (dependency_state(j)) {
+    case DepState::kMet: push(now_, Phase::kState, EventKind::kJobEligible, j); return false;
+    case DepState::kUnmet: return true;
+    case DepState::kNever:
+      out_[j].status = JobStatus::kRejected;
+      out_[j].reject_reason = "DependencyNeverSatisfied";
+      ++finished_;
+      return false;
+  }
+  return false;
 }
 
 void Simulation::recheck_dependencies() {
   if (waiting_.empty()) return;
-  std::vector<int> still;
-  for (int j : waiting_) {
-    switch (dependency_state(j)) {
-      case DepState::kMet: push(now_, Phase::kState, EventKind::kJobEligible, j); break;
-      case DepState::kUnmet: still.push_back(j); break;
-      case DepState::kNever:
-        out_[j].status = JobStatus::kRejected;
-        out_[j].reject_reason = "DependencyNeverSatisfied";
-        ++finished_;
-        break;
-    }
-  }
-  waiting_ = std::move(still);
+  std::erase_if(waiting_, [&](int j) { return !route_by_dependency(j); });
 }
 
 void Simulation::on_eligible(int j) {
@@ -245,11 +258,7 @@ void Simulation::on_eligible(int j) {
                               [&](int a, int b) { return key(a) < key(b); });
   (void)job;
   pending_.insert(pos, j);
-  if (self_driven_) {
-    started_this_pass_.clear();
-    policy_->on_queued(*this, j);
-    if (!started_this_pass_.empty()) std::erase_if(pending_, [&](int k) { return is_running_[k] != 0; });
-  }
+  if (self_driven_) call_policy([&] { policy_->on_queued(*this, j); });
   request_pass();
 }
 
@@ -265,11 +274,7 @@ void Simulation::on_end(int j) {
   }
   ++finished_;
   recheck_dependencies();
-  if (self_driven_) {
-    started_this_pass_.clear();
-    policy_->on_ended(*this, j);
-    if (!started_this_pass_.empty()) std::erase_if(pending_, [&](int k) { return is_running_[k] != 0; });
-  }
+  if (self_driven_) call_policy([&] { policy_->on_ended(*this, j); });
   request_pass();
 }
 

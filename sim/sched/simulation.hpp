@@ -84,7 +84,12 @@ class Simulation final : private SchedContext {
   /// when they can no longer be satisfied (Slurm: DependencyNeverSatisfied).
   enum class DepState { kMet, kUnmet, kNever };
   [[nodiscard]] DepState dependency_state(int j) const;
+  /// Makes a submitted job eligible, rejects it, or returns true: it must wait.
+  bool route_by_dependency(int j);
   void recheck_dependencies();
+  void parse_dependencies();
+  /// Runs a policy call; jobs it started leave the pending queue.
+  void call_policy(const std::function<void()>& f);
 
   void prime();
   void process(const Event& e);
@@ -114,8 +119,21 @@ class Simulation final : private SchedContext {
   uint64_t events_ = 0;
   bool primed_ = false;
   std::unique_ptr<ClusterState> empty_;
+  struct DepRef {
+    std::vector<int> jobs;  // trace indices (all tasks of an array, or one task)
+    SimTime delay;          // after:id+minutes
+  };
+  struct DepClause {
+    std::string type;       // after, afterok, afternotok, afterany, aftercorr, singleton
+    std::vector<DepRef> refs;
+    bool invalid = false;   // names a job the trace does not have
+  };
+  struct Dependency {
+    bool any = false;       // '?' separated: one clause suffices
+    std::vector<DepClause> clauses;
+  };
+  std::vector<Dependency> deps_;                   // per job; empty = none
   std::vector<int> waiting_;                       // submitted jobs with unmet dependencies
-  std::vector<std::vector<int>> jobs_by_id_;       // job id value -> trace indices (array tasks share one)
   bool self_driven_ = false;                       // policy drives passes with wake_at()
   uint64_t passes_ = 0;
 };
