@@ -97,12 +97,9 @@ SimTime SlurmPolicy::grid(SimTime at_least, SimTime phase, SimTime period) const
 }
 
 void SlurmPolicy::on_begin(SchedContext& ctx) {
-  const size_t n = ctx.job(0).id.valid() ? 0 : 0;
-  (void)n;
   if (mf_->config().multifactor) {
     // the decay thread runs once when it starts, then every PriorityCalcPeriod
     ctx.wake_at(grid(ctx.now(), cfg_.prio_tick_phase, mf_->config().calc_period), kPrioTick);
-    prio_armed_ = true;
     mf_->decay_and_charge(std::max(ctx.now(), cfg_.ctld_start), {});
   }
 }
@@ -334,6 +331,10 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   std::map<std::string, int> per_user, per_part_user;
   std::map<int, int> per_part, part_resv;
   std::map<int64_t, int> array_resv;
+  // running jobs by (end time, index), built once per cycle; jobs the cycle starts join it
+  std::vector<std::pair<SimTime, int>> running_ends;
+  for (int r : ctx.running()) running_ends.emplace_back(end_time(ctx, r), r);
+  std::sort(running_ends.begin(), running_ends.end());
   int tested = 0, started = 0;
   for (int j : queue) {
     if (cfg_.bf_max_job_test > 0 && tested >= cfg_.bf_max_job_test) break;
@@ -381,13 +382,12 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       // will-run: earliest start on `cand` given the running jobs' end times, which are
       // removed in batches (30 s x 2^k) in end-time order
       ClusterState fut = ctx.state();
-      std::vector<std::pair<SimTime, int>> ends;
-      for (int r : ctx.running()) {
+      std::vector<std::pair<SimTime, int>> ends;  // running_ends filtered, still sorted
+      for (const auto& [e, r] : running_ends) {
         bool overlap = false;
         for (const auto& na : ctx.allocation(r).nodes) overlap |= cand[na.node] != 0;
-        if (overlap) ends.emplace_back(end_time(ctx, r), r);
+        if (overlap) ends.emplace_back(e, r);
       }
-      std::sort(ends.begin(), ends.end());
       // No job is dropped up front for a later start_res: the batches below run from the
       // first end time (oracle fairshare: retried at 60 s, the plan still came out at 63 s).
       size_t removed = 0;
@@ -434,6 +434,8 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         if (a) {
           start(ctx, j, *a, StartedBy::kBackfill);
           ++started;
+          const std::pair<SimTime, int> key{end_time(ctx, j), j};
+          running_ends.insert(std::upper_bound(running_ends.begin(), running_ends.end(), key), key);
         }
         break;
       }

@@ -83,7 +83,6 @@ class SlurmPolicy final : public Policy {
   bool changed_ = true;
   SimTime main_armed_ = SimTime::infinite();
   SimTime bf_armed_ = SimTime::infinite();
-  bool prio_armed_ = false;
 };
 
 }  // namespace gcsim
