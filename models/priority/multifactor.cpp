@@ -75,6 +75,16 @@ MultifactorPriority::MultifactorPriority(const Cluster& cluster, PriorityConfig 
   for (const auto& p : cluster.partitions)
     if (auto it = p.params.find("PriorityJobFactor"); it != p.params.end())
       if (auto n = parse_non_negative_number(it->second)) max_part_factor_ = std::max(max_part_factor_, *n);
+  for (const auto& p : cluster.partitions) {
+    PartTres t{};
+    for (int n : p.nodes) {
+      const auto& tm = cluster.tmpl(n);
+      t.cpus += tm.cpus();
+      t.mem += tm.memory_mb;
+      t.gpus += static_cast<int64_t>(tm.gpus.size());
+    }
+    part_tres_.push_back(t);
+  }
   usage_.assign(tree_.assocs.size(), 0.0);
   refresh_fairshare();
 }
@@ -220,13 +230,7 @@ int64_t MultifactorPriority::priority(const PriorityJob& j, SimTime now, SimTime
   }
   if (!cfg_.w_tres.empty()) {
     const auto& part = cluster_->partitions[j.partition];
-    int64_t cpus = 0, mem = 0, gpus = 0;
-    for (int n : part.nodes) {
-      const auto& t = cluster_->tmpl(n);
-      cpus += t.cpus();
-      mem += t.memory_mb;
-      gpus += static_cast<int64_t>(t.gpus.size());
-    }
+    const auto [cpus, mem, gpus] = part_tres_[j.partition];
     for (const auto& [k, w] : cfg_.w_tres) {
       double f = 0;
       if (k == "cpu" && cpus > 0) f = static_cast<double>(j.cpus) / static_cast<double>(cpus);

@@ -82,6 +82,10 @@ class MultifactorPriority {
   int64_t total_cpus_ = 0;
   int total_nodes_ = 0;
   double max_part_factor_ = 1;
+  struct PartTres {
+    int64_t cpus = 0, mem = 0, gpus = 0;
+  };
+  std::vector<PartTres> part_tres_;  // per partition, for the TRES factors
 };
 
 }  // namespace gcsim
