@@ -149,7 +149,8 @@ struct RunArgs {
 int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   const auto t0 = std::chrono::steady_clock::now();
   Diagnostics warnings;
-  if (!make_policy(a.policy)) {
+  const auto& known = policy_list();
+  if (std::none_of(known.begin(), known.end(), [&](const PolicyInfo& p) { return p.name == a.policy; })) {
     std::cerr << "gcsim: error: unknown policy '" << a.policy << "' (see 'gcsim policies')\n";
     return kExitBadInput;
   }
