@@ -205,6 +205,7 @@ Trace parse_alibaba_v2023_pods(const std::string& text, const std::string& path,
     j.req.job_name = j.name;
     j.submit = SimTime::from_seconds_ceil(creation);
     j.duration = SimTime::from_seconds_ceil(*deletion - start);
+    if (scheduled) j.recorded_start = SimTime::from_seconds_ceil(*scheduled);
     t.jobs.push_back(std::move(j));
   }
   errs.throw_if_errors();

@@ -72,6 +72,7 @@ std::optional<int64_t> parse_when(std::string_view s) {
 struct HeliosRecord {
   Job job;
   int64_t submit_epoch = 0;
+  std::optional<int64_t> start_epoch;  // start_time, when the job started
   std::optional<int64_t> job_id;
 };
 
@@ -210,6 +211,7 @@ Trace parse_helios_csv(const std::string& text, const std::string& path, Diagnos
 
     // Request: one task per node holding that node's share of the CPUs and GPUs.
     r.submit_epoch = *submit;
+    r.start_epoch = start;
     j.recorded_gpus = *gpus;
     const int64_t n = nodes && *nodes > 0 ? *nodes : 1;
     j.req.nodes_min = j.req.nodes_max = static_cast<int>(n);
@@ -236,6 +238,7 @@ Trace parse_helios_csv(const std::string& text, const std::string& path, Diagnos
   });
   for (auto& r : recs) {
     r.job.submit = SimTime::seconds(r.submit_epoch - t0);
+    if (r.start_epoch && *r.start_epoch >= r.submit_epoch) r.job.recorded_start = SimTime::seconds(*r.start_epoch - t0);
     r.job.id = all_ids ? JobId(*r.job_id) : JobId(static_cast<int64_t>(t.jobs.size()) + 1);
     if (r.job.name.empty()) r.job.name = "helios" + std::to_string(r.job.id.value);
     t.jobs.push_back(std::move(r.job));

@@ -15,6 +15,7 @@ namespace {
 struct PhillyRecord {
   Job job;
   int64_t submit_epoch = 0;
+  std::optional<int64_t> start_epoch;  // the final attempt's start_time, when given
 };
 
 class PhillyJobReader {
@@ -107,6 +108,11 @@ class PhillyJobReader {
     j.req.nodes_min = j.req.nodes_max = static_cast<int>(machines);
     j.req.gpus_per_node = GresRequest{"gpu", "", most};
     j.req.ntasks = static_cast<int>(total);
+
+    // The recorded start (for the replay report and wait statistics): the final
+    // attempt's start_time, so the wait includes earlier failed attempts.
+    if (const JsonValue* st = attempt->find("start_time"); st && st->is_string())
+      if (const auto s = slurm_time::parse_iso(st->string)) out.start_epoch = *s;
 
     // Run time: runtime_min when the record has it, else end - start.
     const JsonValue* runtime = rec.find("runtime_min");
@@ -202,6 +208,7 @@ Trace parse_philly_json(const std::string& text, const std::string& path, Diagno
   t.jobs.reserve(recs.size());
   for (auto& r : recs) {
     r.job.submit = SimTime::seconds(r.submit_epoch - t0);
+    if (r.start_epoch && *r.start_epoch >= r.submit_epoch) r.job.recorded_start = SimTime::seconds(*r.start_epoch - t0);
     r.job.id = JobId(static_cast<int64_t>(t.jobs.size()) + 1);
     t.jobs.push_back(std::move(r.job));
   }

@@ -106,6 +106,8 @@ Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& d
     j.source_line = lineno;
     j.submit = SimTime::from_seconds_ceil(f[1]);
     j.duration = SimTime::from_seconds_ceil(f[3]);
+    // Field 3 is the wait; -1 (models, LLNL-Thunder, NASA) means the log has none.
+    if (f[2] >= 0) j.recorded_start = SimTime::from_seconds_ceil(f[1] + f[2]);
     j.req.ntasks = static_cast<int>(procs);
     j.req.cpus_per_task = 1;
     if (f[8] > 0) j.req.time_limit = SimTime::from_seconds_ceil(f[8]);
