@@ -101,18 +101,37 @@ Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagn
   t.path = path;
   t.format = "sbatch-csv";
   Diagnostics errs;
+  // `#` lines before the header are provenance comments (gcsim trace convert/gen write
+  // them); blanked rather than removed so that line numbers stay true.
+  std::string body = text;
+  for (size_t at = 0; at < body.size() && body[at] == '#';) {
+    const size_t eol = std::min(body.find('\n', at), body.size());
+    // `# UnixStartTime: N` gives t=0 a wall-clock time, as the SWF header does.
+    const std::string_view c = trim(std::string_view(body).substr(at + 1, eol - at - 1));
+    if (c.rfind("UnixStartTime:", 0) == 0) {
+      int64_t v = 0;
+      const std::string_view num = trim(c.substr(14));
+      auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+      if (ec == std::errc() && p == num.data() + num.size()) t.unix_start = v;
+      else errs.error({path, static_cast<int>(std::count(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1, 1},
+                      "invalid UnixStartTime comment: expected epoch seconds");
+    }
+    std::fill(body.begin() + static_cast<std::ptrdiff_t>(at), body.begin() + static_cast<std::ptrdiff_t>(eol), ' ');
+    at = eol + 1;
+  }
   std::vector<std::vector<CsvField>> rows;
-  if (!read_csv(text, path, rows, errs)) errs.throw_if_errors();
+  if (!read_csv(body, path, rows, errs)) errs.throw_if_errors();
   if (rows.empty()) throw InputError(SourceLoc{path, 1, 1}, "empty sbatch trace: expected a header 'name,submit,duration,args'");
 
-  static const std::vector<std::string> kKnown = {"name", "submit", "duration", "args", "user", "account", "partition"};
+  static const std::vector<std::string> kKnown = {"name",    "submit",    "duration", "args", "user",
+                                                  "account", "partition", "start",    "state"};
   std::map<std::string, size_t> col;
   for (size_t c = 0; c < rows[0].size(); ++c) {
     const std::string h = to_lower(trim(rows[0][c].text));
     if (std::find(kKnown.begin(), kKnown.end(), h) == kKnown.end()) {
       errs.error({path, rows[0][c].line, rows[0][c].col},
                  "unknown column '" + std::string(trim(rows[0][c].text)) +
-                     "' (expected name, submit, duration, args, user, account, partition)");
+                     "' (expected name, submit, duration, args, user, account, partition, start, state)");
       continue;
     }
     if (col.count(h)) {
@@ -163,6 +182,22 @@ Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagn
     if (j.account.empty()) j.account = j.req.account;
     if (const auto* p = field("partition")) j.partition = std::string(trim(p->text));
     if (j.partition.empty()) j.partition = j.req.partition;
+    // Optional recorded outcome (written by `gcsim trace convert`): start in seconds
+    // from t=0, for the replay report; state as sacct prints it.
+    if (const auto* st = field("start"); st && !trim(st->text).empty()) {
+      const auto v = parse_non_negative_number(st->text);
+      if (!v) errs.error({path, line, st->col}, "invalid start '" + st->text + "': expected non-negative seconds");
+      else if (submit && *v < *submit) errs.error({path, line, st->col}, "start is before submit");
+      else j.recorded_start = SimTime::from_seconds_ceil(*v);
+    }
+    if (const auto* st = field("state"); st && !trim(st->text).empty()) {
+      const std::string v(trim(st->text));
+      if (v == "COMPLETED") j.recorded_state = RecordedState::kCompleted;
+      else if (v == "FAILED") j.recorded_state = RecordedState::kFailed;
+      else if (v == "CANCELLED") j.recorded_state = RecordedState::kCancelled;
+      else if (v == "TIMEOUT") j.recorded_state = RecordedState::kTimeout;
+      else errs.error({path, line, st->col}, "unknown state '" + v + "' (expected COMPLETED, FAILED, CANCELLED or TIMEOUT)");
+    }
     t.jobs.push_back(std::move(j));
   }
   errs.throw_if_errors();

@@ -1,4 +1,5 @@
 #include "tools/gcsim/app.hpp"
+#include "tools/gcsim/cli_common.hpp"
 
 #include <unistd.h>
 
@@ -33,27 +34,19 @@ namespace gcsim {
 
 namespace {
 
-constexpr int kExitBadInput = 2;
-
-bool ends_with(const std::string& s, std::string_view suf) {
-  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
-}
-
-struct ClusterArgs {
-  int nodes = 1;            // copies of an imported single-node description
-  std::string gpu_model;    // what an nvidia-smi matrix does not say
-  double nic_gbps = 0;
-};
-
 Cluster from_node(NodeTemplate t, const std::string& path, const ClusterArgs& ca, Diagnostics& warnings) {
   if (t.name.empty()) t.name = "imported";
   std::cerr << warnings.format();
   return make_homogeneous_cluster(t.name, std::move(t), std::max(1, ca.nodes), path);
 }
 
-// Every description --cluster takes: native YAML, slurm.conf (+ gres.conf and
-// topology.conf beside it), hwloc XML, NCCL topology XML, `nvidia-smi topo -m` text.
-Cluster load_cluster(const std::string& path, const ClusterArgs& ca = {}) {
+}  // namespace
+
+bool ends_with(const std::string& s, std::string_view suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+Cluster load_cluster(const std::string& path, const ClusterArgs& ca) {
   if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return load_cluster_yaml(path);
   Diagnostics warnings;
   if (ends_with(path, ".conf")) {
@@ -84,6 +77,8 @@ Cluster load_cluster(const std::string& path, const ClusterArgs& ca = {}) {
                    "unknown cluster format (expected YAML, slurm.conf, hwloc XML, NCCL topology XML or "
                    "nvidia-smi topo -m text)");
 }
+
+namespace {
 
 // `gcsim run --trace X.swf` without --cluster: a homogeneous CPU cluster from the header.
 Cluster infer_cluster(const Trace& trace, int nodes_override, int cores_override) {
@@ -144,6 +139,7 @@ struct RunArgs {
   bool no_progress = false;
   std::string accounts;
   std::vector<std::string> set;
+  WindowArgs window;
 };
 
 int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
@@ -156,6 +152,8 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   }
   // Read and validate every input before touching the run directory.
   Trace trace = read_trace(a.trace, warnings);
+  apply_window_args(trace, a.window);
+  if (trace.jobs.empty()) throw InputError(SourceLoc{a.trace, 0, 0}, "no jobs left in the --from/--to window");
   if (!a.start.empty()) {
     const auto t = slurm_time::parse_iso(a.start);
     if (!t) {
@@ -357,6 +355,8 @@ int run_cli(const std::vector<std::string>& args) {
   run->add_option("--set", ra.set,
                   "slurm policy: override a SchedulerParameters option or timer phase (KEY=VALUE, repeatable)");
 
+  add_window_options(run, ra.window);
+
   std::string sinfo_cluster;
   auto* sinfo = app.add_subcommand("sinfo", "print the per-node breakdown as sinfo -N -o \"%N %P %c %m %G\" does");
   sinfo->add_option("--cluster", sinfo_cluster, "cluster description (.yaml)")->required();
@@ -374,6 +374,7 @@ int run_cli(const std::vector<std::string>& args) {
   topo->add_option("--nic-gbps", topo_ca.nic_gbps, "NIC line rate an nvidia-smi matrix does not give");
 
   auto* policies = app.add_subcommand("policies", "list the scheduling policies and their parameters");
+  add_trace_commands(app);
 
   std::vector<std::string> rev(args.rbegin(), args.rend() - 1);
   try {
@@ -390,6 +391,7 @@ int run_cli(const std::vector<std::string>& args) {
   }
   try {
     if (*run) return cmd_run(ra, args);
+    if (const int rc = run_trace_command(); rc >= 0) return rc;
     if (*sinfo) {
       std::cout << format_sinfo(load_cluster(sinfo_cluster));
       return 0;

@@ -1,0 +1,46 @@
+// What the gcsim subcommands share: the exit status for bad input and the one
+// loader for every cluster description `--cluster` takes.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "sim/cluster/cluster.hpp"
+#include "sim/workload/job.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace gcsim {
+
+constexpr int kExitBadInput = 2;
+
+struct ClusterArgs {
+  int nodes = 1;            // copies of an imported single-node description
+  std::string gpu_model;    // what an nvidia-smi matrix does not say
+  double nic_gbps = 0;
+};
+
+[[nodiscard]] bool ends_with(const std::string& s, std::string_view suf);
+
+/// Native YAML, slurm.conf (+ gres.conf and topology.conf beside it), hwloc XML, NCCL
+/// topology XML, `nvidia-smi topo -m` text, and the inventories that ship with GPU
+/// traces (Alibaba v2023 node lists, Philly machine lists).
+[[nodiscard]] Cluster load_cluster(const std::string& path, const ClusterArgs& ca = {});
+
+/// --from/--to/--scale-arrivals, shared by `run` and the trace tools.
+struct WindowArgs {
+  std::string from, to;
+  double scale_arrivals = 1.0;
+};
+void add_window_options(CLI::App* c, WindowArgs& w);
+/// Resolves the window against the trace (dates need its unix_start) and applies it.
+void apply_window_args(Trace& t, const WindowArgs& w);
+
+/// `gcsim trace stats|convert|gen`: registers the subcommands on `app`; after parsing,
+/// run_trace_command() runs the one that was given (returns -1 when none was).
+void add_trace_commands(CLI::App& app);
+int run_trace_command();
+
+}  // namespace gcsim
