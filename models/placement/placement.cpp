@@ -34,7 +34,9 @@ struct View {
   [[nodiscard]] int sockets() const { return t.total_sockets(); }
   [[nodiscard]] int numas() const { return t.numa_domains(); }
   [[nodiscard]] bool gpu_usable(int g) const {
-    return (gpu_free >> g & 1) && (req.gpu_type.empty() || t.gpus[g].gres_type == req.gpu_type);
+    return (gpu_free >> g & 1) && (req.gpu_type.empty() || t.gpus[g].gres_type == req.gpu_type) &&
+           (req.gpu_types_allowed.empty() || std::find(req.gpu_types_allowed.begin(), req.gpu_types_allowed.end(),
+                                                       t.gpus[g].gres_type) != req.gpu_types_allowed.end());
   }
   [[nodiscard]] int gpu_socket(int g) const { return t.socket_of_numa(t.gpus[g].numa); }
   [[nodiscard]] int cores_per_task() const {
@@ -646,6 +648,7 @@ std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape,
   r.gpus_per_task = shape.gpus_per_task;
   r.cpus_per_gpu = shape.cpus_per_gpu;
   r.gpu_type = shape.gpu_type;
+  r.gpu_types_allowed = shape.gpu_types_allowed;
   r.exclusive = shape.exclusive;
   r.enforce_binding = shape.enforce_binding;
   r.gpu_bind = shape.gpu_bind;

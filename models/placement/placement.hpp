@@ -38,6 +38,7 @@ struct NodeRequest {
   int gpus_per_task = 0;   // when the job asked --gpus-per-task
   int cpus_per_gpu = 0;
   std::string gpu_type;    // empty = any
+  std::vector<std::string> gpu_types_allowed;  // any one of these; empty = any
   int64_t mem_mb = 0;      // memory on this node
   bool exclusive = false;
   bool enforce_binding = false;

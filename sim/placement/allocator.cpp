@@ -23,7 +23,7 @@ std::vector<int> free_gpus_of_type(const JobShape& shape, const ClusterState& st
   const auto& t = state.cluster().tmpl(node);
   const auto& s = state.node(node);
   for (size_t g = 0; g < t.gpus.size(); ++g)
-    if ((s.gpu_free >> g & 1) && (shape.gpu_type.empty() || t.gpus[g].gres_type == shape.gpu_type))
+    if ((s.gpu_free >> g & 1) && shape.gpu_type_ok(t.gpus[g].gres_type))
       out.push_back(static_cast<int>(g));
   return out;
 }

@@ -81,6 +81,12 @@ std::optional<JobShape> make_job_shape(const Job& job, const Cluster& cluster, s
     if (!take_type(*r.gpus)) return fail("conflicting GPU types requested");
     s.gpus_total = static_cast<int>(r.gpus->count);
   }
+  s.gpu_types_allowed = r.gpu_types_allowed;
+  if (!s.gpu_types_allowed.empty()) {
+    const auto types = cluster.gpu_types();
+    if (std::none_of(types.begin(), types.end(), [&](const std::string& t) { return s.gpu_type_ok(t); }))
+      return fail("none of the allowed GPU types is configured on any node");
+  }
   if (!s.gpu_type.empty()) {
     const auto types = cluster.gpu_types();
     if (std::find(types.begin(), types.end(), s.gpu_type) == types.end())

@@ -3,6 +3,7 @@
 // an allocator. Built once per job; an impossible request gets a reason instead.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +24,14 @@ struct JobShape {
   int cpus_per_task = 1;
   int cpus_per_gpu = 0;
   std::string gpu_type;      // empty = any type
+  /// GPU types the job may use, any one of them (Alibaba gpu_spec); empty = any.
+  std::vector<std::string> gpu_types_allowed;
+  /// Whether a GPU of this GRES type may serve the job.
+  [[nodiscard]] bool gpu_type_ok(const std::string& type) const {
+    if (!gpu_type.empty() && type != gpu_type) return false;
+    return gpu_types_allowed.empty() ||
+           std::find(gpu_types_allowed.begin(), gpu_types_allowed.end(), type) != gpu_types_allowed.end();
+  }
   int gpus_per_node = 0;
   int gpus_per_task = 0;
   int gpus_total = 0;
