@@ -17,291 +17,16 @@
 #include "sim/core/hostlist.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/core/units.hpp"
+#include "sim/core/yaml_check.hpp"
 
 namespace gcsim {
 
 namespace {
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-/// ` (did you mean 'x'?)` for the closest candidate within edit distance 2, else "".
-std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
-  size_t best = 3;
-  const std::string* pick = nullptr;
-  for (const auto& c : candidates) {
-    const size_t d = edit_distance(word, c);
-    if (d < best) {
-      best = d;
-      pick = &c;
-    }
-  }
-  return pick ? " (did you mean '" + *pick + "'?)" : std::string();
-}
-
-std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-/// "1 name", "16 names".
-std::string count_of(size_t n, const std::string& noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
-/// The suggestion when there is one, else the list of what is accepted.
-std::string unknown_choice(const std::string& word, const std::vector<std::string>& choices) {
-  std::string hint = did_you_mean(word, choices);
-  if (!hint.empty()) return hint;
-  std::string list;
-  for (size_t i = 0; i < choices.size(); ++i)
-    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-  return " (expected " + list + ")";
-}
-
-std::string describe(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Null: return "nothing";
-    case YAML::NodeType::Scalar: return quote(n.Scalar());
-    default: return "nothing";
-  }
-}
-
-/// One map's entries in file order, with the keys checked against what the context allows.
-struct Entry {
-  std::string key;
-  YAML::Node key_node;
-  YAML::Node value;
-};
-
-class Loader {
+class Loader : public YamlChecker {
  public:
-  Loader(const std::string& path, Diagnostics& diags) : path_(path), diags_(diags) {}
-
-  SourceLoc loc(const YAML::Mark& m) const {
-    if (m.is_null()) return {path_, 0, 0};
-    return {path_, m.line + 1, m.column + 1};
-  }
-  SourceLoc loc(const YAML::Node& n) const { return loc(n.Mark()); }
-  void error(const YAML::Node& n, std::string msg) { diags_.error(loc(n), std::move(msg)); }
-  void error(const YAML::Mark& m, std::string msg) { diags_.error(loc(m), std::move(msg)); }
-  int line_of(const YAML::Node& n) const { return n.Mark().is_null() ? 0 : n.Mark().line + 1; }
-
-  // --- maps and keys ------------------------------------------------------------------
-
-  /// Reads `node` as a map; reports non-map values, unknown keys (with a suggestion)
-  /// and repeated keys. `what` names the context: "node template", "partition", ...
-  std::map<std::string, Entry> map_of(const YAML::Node& node, const std::string& what,
-                                      const std::vector<std::string>& allowed) {
-    std::map<std::string, Entry> out;
-    if (!node.IsMap()) {
-      error(node, "expected a map for " + what + ", got " + describe(node));
-      return out;
-    }
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node k = it->first;
-      if (!k.IsScalar()) {
-        error(k, "expected a scalar key in " + what);
-        continue;
-      }
-      const std::string key = k.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        error(k, "unknown key " + quote(key) + " in " + what + did_you_mean(key, allowed));
-        continue;
-      }
-      if (auto prev = out.find(key); prev != out.end()) {
-        error(k, "duplicate key " + quote(key) + " in " + what + " (first at line " +
-                     std::to_string(line_of(prev->second.key_node)) + ")");
-        continue;
-      }
-      out.emplace(key, Entry{key, k, it->second});
-    }
-    return out;
-  }
-
-  static const Entry* find(const std::map<std::string, Entry>& m, const std::string& key) {
-    auto it = m.find(key);
-    return it == m.end() ? nullptr : &it->second;
-  }
-
-  /// The entry for a required key, or an error and nullptr. The error points at `at`
-  /// when given (a template's name), else at the map (yaml-cpp marks its first key).
-  const Entry* require(const std::map<std::string, Entry>& m, const YAML::Node& map_node,
-                       const std::string& key, const std::string& what, const YAML::Node* at = nullptr) {
-    const Entry* e = find(m, key);
-    if (!e && map_node.IsMap()) error(at ? *at : map_node, "missing required key " + quote(key) + " in " + what);
-    return e;
-  }
-
-  // --- scalars --------------------------------------------------------------------------
-
-  bool scalar_or_error(const Entry& e, const std::string& expected) {
-    if (e.value.IsScalar()) return true;
-    error(e.value.IsNull() ? e.key_node : e.value,
-          "expected " + expected + " for " + quote(e.key) + ", got " + describe(e.value));
-    return false;
-  }
-
-  std::optional<std::string> get_string(const Entry& e) {
-    if (!scalar_or_error(e, "a string")) return std::nullopt;
-    if (e.value.Scalar().empty()) {
-      error(e.value, "empty value for " + quote(e.key));
-      return std::nullopt;
-    }
-    return e.value.Scalar();
-  }
-
-  std::optional<int64_t> get_int(const Entry& e, int64_t min, int64_t max) {
-    if (!scalar_or_error(e, "an integer")) return std::nullopt;
-    const std::string& s = e.value.Scalar();
-    int64_t v = 0;
-    const char* b = s.data();
-    const char* end = s.data() + s.size();
-    if (b != end && *b == '+') ++b;
-    const auto [ptr, ec] = std::from_chars(b, end, v);
-    if (s.empty() || ec != std::errc() || ptr != end) {
-      error(e.value, "expected an integer for " + quote(e.key) + ", got " + quote(s));
-      return std::nullopt;
-    }
-    if (v < min) {
-      error(e.value, quote(e.key) + " must be at least " + std::to_string(min) + ", got " + s);
-      return std::nullopt;
-    }
-    if (v > max) {
-      error(e.value, quote(e.key) + " must be at most " + std::to_string(max) + ", got " + s);
-      return std::nullopt;
-    }
-    return v;
-  }
-
-  std::optional<int> get_int32(const Entry& e, int min, int max = 1'000'000'000) {
-    auto v = get_int(e, min, max);
-    if (!v) return std::nullopt;
-    return static_cast<int>(*v);
-  }
-
-  std::optional<double> get_double(const Entry& e) {
-    if (!scalar_or_error(e, "a number")) return std::nullopt;
-    const std::string& s = e.value.Scalar();
-    double v = 0;
-    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !(v == v) ||
-        v == std::numeric_limits<double>::infinity() || v == -std::numeric_limits<double>::infinity()) {
-      error(e.value, "expected a number for " + quote(e.key) + ", got " + quote(s));
-      return std::nullopt;
-    }
-    return v;
-  }
-
-  std::optional<bool> get_bool(const Entry& e) {
-    if (!scalar_or_error(e, "true or false")) return std::nullopt;
-    const std::string s = to_lower(e.value.Scalar());
-    if (s == "true" || s == "yes") return true;
-    if (s == "false" || s == "no") return false;
-    error(e.value, "expected true or false for " + quote(e.key) + ", got " + quote(e.value.Scalar()));
-    return std::nullopt;
-  }
-
-  std::optional<int64_t> get_bytes(const Entry& e) {
-    if (!scalar_or_error(e, "a size")) return std::nullopt;
-    auto v = units::parse_bytes(e.value.Scalar());
-    if (!v) {
-      error(e.value, "bad size " + quote(e.value.Scalar()) + " for " + quote(e.key) +
-                         " (expected e.g. 512GiB, 80GB)");
-      return std::nullopt;
-    }
-    return v;
-  }
-
-  std::optional<double> get_bandwidth(const Entry& e) {
-    if (!scalar_or_error(e, "a bandwidth")) return std::nullopt;
-    auto v = units::parse_bandwidth_bps(e.value.Scalar());
-    if (!v) {
-      error(e.value, "bad bandwidth " + quote(e.value.Scalar()) + " for " + quote(e.key) +
-                         " (expected e.g. 200Gbps, 25GB/s)");
-      return std::nullopt;
-    }
-    if (*v <= 0) {
-      error(e.value, quote(e.key) + " must be positive");
-      return std::nullopt;
-    }
-    return v;
-  }
-
-  std::optional<SimTime> get_duration(const Entry& e, bool allow_unlimited) {
-    if (!scalar_or_error(e, "a duration")) return std::nullopt;
-    const std::string& s = e.value.Scalar();
-    if (allow_unlimited) {
-      const std::string l = to_lower(s);
-      if (l == "unlimited" || l == "infinite") return SimTime::infinite();
-    }
-    auto v = units::parse_duration(s);
-    if (!v) {
-      error(e.value, "bad duration " + quote(s) + " for " + quote(e.key) + " (expected e.g. 30s, 1.5h, 7d" +
-                         (allow_unlimited ? ", UNLIMITED)" : ")"));
-      return std::nullopt;
-    }
-    return v;
-  }
-
-  /// A hostlist expression, expanded.
-  std::optional<std::vector<std::string>> get_hostlist(const Entry& e) {
-    auto s = get_string(e);
-    if (!s) return std::nullopt;
-    std::string err;
-    auto names = hostlist::expand(*s, &err);
-    if (!names) {
-      error(e.value, "bad hostlist " + quote(*s) + " for " + quote(e.key) + ": " + err);
-      return std::nullopt;
-    }
-    return names;
-  }
-
-  /// A list of strings; a single scalar is split at commas (Slurm's `Feature=a,b`).
-  std::optional<std::vector<std::string>> get_string_list(const Entry& e) {
-    std::vector<std::string> out;
-    if (e.value.IsScalar()) {
-      for (auto part : split(e.value.Scalar(), ',')) {
-        auto t = trim(part);
-        if (t.empty()) {
-          error(e.value, "empty item in " + quote(e.key));
-          return std::nullopt;
-        }
-        out.emplace_back(t);
-      }
-      return out;
-    }
-    if (!e.value.IsSequence()) {
-      error(e.value.IsNull() ? e.key_node : e.value,
-            "expected a list of strings for " + quote(e.key) + ", got " + describe(e.value));
-      return std::nullopt;
-    }
-    for (const auto& item : e.value) {
-      if (!item.IsScalar() || item.Scalar().empty()) {
-        error(item, "expected a string in " + quote(e.key) + ", got " + describe(item));
-        return std::nullopt;
-      }
-      out.push_back(item.Scalar());
-    }
-    return out;
-  }
-
-  bool sequence_or_error(const Entry& e) {
-    if (e.value.IsSequence()) return true;
-    error(e.value.IsNull() ? e.key_node : e.value,
-          "expected a list for " + quote(e.key) + ", got " + describe(e.value));
-    return false;
-  }
+  using YamlChecker::YamlChecker;
+  using Entry = YamlEntry;
 
   // --- sections -------------------------------------------------------------------------
 
@@ -326,8 +51,6 @@ class Loader {
   std::optional<std::vector<int>> resolve_nodes(const Entry& e, const Cluster& c, const std::string& owner,
                                                 bool allow_all);
 
-  std::string path_;
-  Diagnostics& diags_;
   std::map<std::string, int> template_index_;
   std::map<std::string, int> node_line_;  // node name -> line of its node set
   bool shape_ok_ = true;                  // the current template's sockets/NUMA counts are valid
@@ -1007,26 +730,9 @@ void Loader::load_network(const Entry& e, Cluster& c) {
 }  // namespace
 
 Cluster parse_cluster_yaml(const std::string& text, const std::string& path) {
-  Diagnostics diags;
   Cluster c;
   c.source = path;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    diags.error({path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
-                "YAML syntax error: " + e.msg);
-    diags.throw_if_errors();
-  }
-  Loader loader(path, diags);
-  try {
-    loader.load(root, c);
-  } catch (const YAML::Exception& e) {
-    // Defensive: the loader reads nodes only through type-checked accessors.
-    diags.error({path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
-                e.msg);
-  }
-  diags.throw_if_errors();
+  load_yaml_checked(text, path, [&](const YAML::Node& root, Diagnostics& diags) { Loader(path, diags).load(root, c); });
   c.index();
   return c;
 }
