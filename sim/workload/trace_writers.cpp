@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "sim/workload/job_request.hpp"
 #include "sim/workload/slurm_time.hpp"
 
 namespace gcsim {
@@ -97,31 +98,6 @@ const char* recorded_state_name(RecordedState s) {
     case RecordedState::kUnknown: break;
   }
   return "";
-}
-
-int64_t request_nodes(const Job& j) { return std::max(1, j.req.nodes_min.value_or(1)); }
-
-int64_t request_gpus(const Job& j) {
-  const JobRequest& r = j.req;
-  const int64_t nodes = request_nodes(j);
-  const int64_t tasks = r.ntasks ? *r.ntasks : r.ntasks_per_node ? *r.ntasks_per_node * nodes : nodes;
-  if (r.gpus) return r.gpus->count;
-  if (r.gpus_per_node) return r.gpus_per_node->count * nodes;
-  if (r.gpus_per_task) return r.gpus_per_task->count * tasks;
-  int64_t per_node = 0;
-  for (const auto& g : r.gres)
-    if (g.name == "gpu") per_node += g.count;
-  if (per_node > 0) return per_node * nodes;
-  return j.recorded_gpus;
-}
-
-int64_t request_cpus(const Job& j) {
-  const JobRequest& r = j.req;
-  const int64_t nodes = request_nodes(j);
-  const int64_t tasks = r.ntasks ? *r.ntasks : r.ntasks_per_node ? *r.ntasks_per_node * nodes : nodes;
-  const int64_t by_tasks = tasks * r.cpus_per_task.value_or(1);
-  const int64_t by_gpus = r.cpus_per_gpu ? *r.cpus_per_gpu * request_gpus(j) : 0;
-  return std::max(by_tasks, by_gpus);
 }
 
 std::string format_sbatch_options(const JobRequest& r, std::vector<std::string>* lost) {
@@ -220,9 +196,9 @@ std::string format_swf(const Trace& t, const std::vector<std::string>& header, s
   int64_t n = 0;
   for (const Job& j : t.jobs) {
     ++n;
-    const int64_t nodes = request_nodes(j);
-    const int64_t cpus = request_cpus(j);
-    const int64_t gpus = request_gpus(j);
+    const int64_t nodes = job_min_nodes(j);
+    const int64_t cpus = job_cpus(j);
+    const int64_t gpus = job_gpus(j);
     if (!t.max_procs) max_procs = std::max(max_procs, cpus);
     const double wait = j.recorded_start ? (*j.recorded_start - j.submit).to_seconds() : -1;
     const double limit = j.req.time_limit && !j.req.time_limit->is_infinite() ? j.req.time_limit->to_seconds() : -1;

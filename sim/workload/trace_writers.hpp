@@ -30,13 +30,6 @@ namespace gcsim {
 [[nodiscard]] std::string format_swf(const Trace& t, const std::vector<std::string>& header,
                                      std::vector<std::string>& lost);
 
-/// GPUs and CPUs a job asks for in total, from its request (as the placement would
-/// count them) or, when the request is silent, what the trace recorded.
-[[nodiscard]] int64_t request_gpus(const Job& j);
-[[nodiscard]] int64_t request_cpus(const Job& j);
-/// Nodes the request needs at least (1 when silent).
-[[nodiscard]] int64_t request_nodes(const Job& j);
-
 [[nodiscard]] const char* recorded_state_name(RecordedState s);
 
 }  // namespace gcsim

@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "models/workload/generator.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/io/run_outputs.hpp"
+#include "sim/metrics/trace_stats.hpp"
 #include "sim/workload/trace_readers.hpp"
 #include "sim/workload/trace_transform.hpp"
 #include "sim/workload/trace_writers.hpp"
@@ -65,6 +67,23 @@ void write_trace_file(const std::string& out, const Trace& t, const std::string&
   write_file_atomic(dir, p.filename().string(), text);
 }
 
+int cmd_stats(const TraceArgs& a) {
+  const Trace t = read_with_window(a.in, a.win);
+  std::optional<Cluster> cluster;
+  if (!a.cluster.empty()) cluster = load_cluster(a.cluster);
+  const TraceStats s = compute_trace_stats(t, cluster ? &*cluster : nullptr);
+  if (!a.out_dir.empty()) {
+    ensure_directory(a.out_dir);
+    write_file_atomic(a.out_dir, "trace_stats.txt", trace_stats_text(s));
+    write_file_atomic(a.out_dir, "trace_stats.json", trace_stats_json(s));
+    write_file_atomic(a.out_dir, "trace_stats.svg", trace_stats_svg(s));
+  }
+  if (a.format == "json") std::cout << trace_stats_json(s);
+  else if (a.format == "svg") std::cout << trace_stats_svg(s);
+  else std::cout << trace_stats_text(s);
+  return 0;
+}
+
 int cmd_convert(const TraceArgs& a) {
   const Trace t = read_with_window(a.in, a.win);
   const std::string format = output_format(a.out, a.to_format);
@@ -73,6 +92,45 @@ int cmd_convert(const TraceArgs& a) {
   for (const auto& s : t.assumptions) header.push_back("assumed: " + s);
   write_trace_file(a.out, t, format, header);
   std::cerr << "gcsim: wrote " << t.jobs.size() << " jobs to " << a.out << " (" << format << ")\n";
+  return 0;
+}
+
+int cmd_gen(const TraceArgs& a) {
+  if (a.fit.empty() == a.model.empty())
+    throw InputError(SourceLoc{"<command line>", 0, 0}, "give exactly one of --fit TRACE and --model YAML");
+  GenModel model;
+  if (!a.fit.empty()) {
+    WindowArgs fit_window = a.win;
+    fit_window.scale_arrivals = 1.0;  // scaling applies to the generated arrivals, not the fit
+    const Trace src = read_with_window(a.fit, fit_window);
+    std::vector<std::string> notes;
+    model = fit_generator(src, notes);
+    for (const auto& n : notes) std::cerr << "gcsim: note: " << n << "\n";
+  } else {
+    model = load_generator_yaml(a.model);
+  }
+  GenOptions opt;
+  opt.seed = a.seed;
+  opt.jobs = a.jobs;
+  if (!a.span.empty()) {
+    const SourceLoc cli{"<command line>", 0, 0};
+    const WindowPoint p = parse_window_point(a.span, cli);
+    if (!p.relative) throw InputError(cli, "--span takes a duration, not a date");
+    opt.span = *p.relative;
+  }
+  if (opt.jobs <= 0 && opt.span == SimTime())
+    throw InputError(SourceLoc{"<command line>", 0, 0}, "give --jobs N or --span DURATION");
+  opt.scale_arrivals = a.win.scale_arrivals;
+  if (!a.save_model.empty()) {
+    const fs::path p(a.save_model);
+    const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+    ensure_directory(dir);
+    write_file_atomic(dir, p.filename().string(), generator_yaml(model));
+  }
+  if (a.out.empty()) return 0;
+  const Trace t = generate_trace(model, opt);
+  write_trace_file(a.out, t, output_format(a.out, a.to_format), generator_provenance(model, opt));
+  std::cerr << "gcsim: generated " << t.jobs.size() << " jobs into " << a.out << "\n";
   return 0;
 }
 
@@ -103,6 +161,13 @@ void add_trace_commands(CLI::App& app) {
   auto* trace = app.add_subcommand("trace", "job-trace tools: statistics, format conversion, synthetic workloads");
   trace->require_subcommand(1);
 
+  a.stats = trace->add_subcommand("stats", "jobs, span, GPU-count mix, duration/wait quantiles, states, offered load");
+  a.stats->add_option("trace", a.in, "any trace gcsim reads")->required();
+  a.stats->add_option("--cluster", a.cluster, "cluster to measure offered load against");
+  a.stats->add_option("--format", a.format, "stdout format")->check(CLI::IsMember({"text", "json", "svg"}))->capture_default_str();
+  a.stats->add_option("--out", a.out_dir, "also write trace_stats.{txt,json,svg} into this directory");
+  add_window_options(a.stats, a.win);
+
   a.convert = trace->add_subcommand("convert", "rewrite any readable trace as an sbatch-trace CSV (.csv) or SWF (.swf)");
   a.convert->add_option("in", a.in, "input trace (any format gcsim reads)")->required();
   a.convert->add_option("out", a.out, "output file: .csv (sbatch-trace CSV) or .swf")->required();
@@ -110,11 +175,24 @@ void add_trace_commands(CLI::App& app) {
       ->check(CLI::IsMember({"sbatch", "swf"}));
   add_window_options(a.convert, a.win);
 
+  a.gen = trace->add_subcommand("gen", "synthetic GPU workload, fitted from a trace or described in YAML");
+  a.gen->add_option("--fit", a.fit, "fit the model to this trace");
+  a.gen->add_option("--model", a.model, "generator model YAML (as --save-model writes it)");
+  a.gen->add_option("--save-model", a.save_model, "write the (fitted) model as YAML");
+  a.gen->add_option("--jobs", a.jobs, "number of jobs to generate");
+  a.gen->add_option("--span", a.span, "generate arrivals over this long (e.g. 14d)");
+  a.gen->add_option("--seed", a.seed, "master seed of the generator's named streams")->capture_default_str();
+  a.gen->add_option("-o,--out", a.out, "output trace: .csv (sbatch-trace CSV) or .swf");
+  a.gen->add_option("--to-format", a.to_format, "output format regardless of the name")
+      ->check(CLI::IsMember({"sbatch", "swf"}));
+  add_window_options(a.gen, a.win);
 }
 
 int run_trace_command() {
   const TraceArgs& a = args();
+  if (a.stats && *a.stats) return cmd_stats(a);
   if (a.convert && *a.convert) return cmd_convert(a);
+  if (a.gen && *a.gen) return cmd_gen(a);
   return -1;
 }
 
