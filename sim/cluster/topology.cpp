@@ -125,6 +125,55 @@ int NodeTopology::add_edge(int a, int b, TopoEdge e) {
   return e.id;
 }
 
+namespace {
+
+// The descriptor of every edge, by its id, found in `g` itself.
+template <typename Graph>
+std::vector<typename Graph::edge_descriptor> edges_by_id(const Graph& g, size_t count) {
+  std::vector<typename Graph::edge_descriptor> out(count);
+  for (auto [it, end] = boost::edges(g); it != end; ++it) out.at(static_cast<size_t>(g[*it].id)) = *it;
+  return out;
+}
+
+}  // namespace
+
+NodeTopology::NodeTopology(const NodeTopology& o)
+    : g_(o.g_),
+      edges_(edges_by_id(g_, o.edges_.size())),
+      socket_v_(o.socket_v_),
+      numa_v_(o.numa_v_),
+      gpu_v_(o.gpu_v_),
+      nic_v_(o.nic_v_),
+      nic_port_e_(o.nic_port_e_),
+      gpu_nvs_e_(o.gpu_nvs_e_),
+      nvswitch_v_(o.nvswitch_v_) {}
+
+NodeTopology& NodeTopology::operator=(const NodeTopology& o) {
+  if (this != &o) {
+    NodeTopology tmp(o);
+    *this = std::move(tmp);
+  }
+  return *this;
+}
+
+NodeTopology::NodeTopology(NodeTopology&& o) noexcept { *this = std::move(o); }
+
+NodeTopology& NodeTopology::operator=(NodeTopology&& o) noexcept {
+  if (this == &o) return *this;
+  const size_t n = o.edges_.size();
+  g_ = std::move(o.g_);
+  edges_ = edges_by_id(g_, n);
+  o.edges_.clear();
+  socket_v_ = std::move(o.socket_v_);
+  numa_v_ = std::move(o.numa_v_);
+  gpu_v_ = std::move(o.gpu_v_);
+  nic_v_ = std::move(o.nic_v_);
+  nic_port_e_ = std::move(o.nic_port_e_);
+  gpu_nvs_e_ = std::move(o.gpu_nvs_e_);
+  nvswitch_v_ = o.nvswitch_v_;
+  return *this;
+}
+
 const TopoEdge& NodeTopology::edge(int id) const { return g_[edges_.at(static_cast<size_t>(id))]; }
 
 std::pair<int, int> NodeTopology::edge_ends(int id) const {
@@ -437,6 +486,41 @@ int ClusterTopology::find_switch(const std::string& name) const {
   for (size_t i = 0; i < switch_v_.size(); ++i)
     if (g_[static_cast<size_t>(switch_v_[i])].name == name) return static_cast<int>(i);
   return -1;
+}
+
+ClusterTopology::ClusterTopology(const ClusterTopology& o)
+    : g_(o.g_),
+      edges_(edges_by_id(g_, o.edges_.size())),
+      switch_v_(o.switch_v_),
+      switch_parent_(o.switch_parent_),
+      leaf_(o.leaf_),
+      node_count_(o.node_count_),
+      kind_(o.kind_),
+      hop_latency_(o.hop_latency_) {}
+
+ClusterTopology& ClusterTopology::operator=(const ClusterTopology& o) {
+  if (this != &o) {
+    ClusterTopology tmp(o);
+    *this = std::move(tmp);
+  }
+  return *this;
+}
+
+ClusterTopology::ClusterTopology(ClusterTopology&& o) noexcept { *this = std::move(o); }
+
+ClusterTopology& ClusterTopology::operator=(ClusterTopology&& o) noexcept {
+  if (this == &o) return *this;
+  const size_t n = o.edges_.size();
+  g_ = std::move(o.g_);
+  edges_ = edges_by_id(g_, n);
+  o.edges_.clear();
+  switch_v_ = std::move(o.switch_v_);
+  switch_parent_ = std::move(o.switch_parent_);
+  leaf_ = std::move(o.leaf_);
+  node_count_ = o.node_count_;
+  kind_ = o.kind_;
+  hop_latency_ = o.hop_latency_;
+  return *this;
 }
 
 const NetEdge& ClusterTopology::edge(int id) const { return g_[edges_.at(static_cast<size_t>(id))]; }

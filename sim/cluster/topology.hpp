@@ -142,6 +142,14 @@ struct LinkModel {
 ///   sits on a root port).
 class NodeTopology {
  public:
+  NodeTopology() = default;
+  // Edge descriptors point into the graph's own edge storage, so a copy (and a move:
+  // boost's graph may copy its storage) looks its edges up again in its own graph.
+  NodeTopology(const NodeTopology& o);
+  NodeTopology& operator=(const NodeTopology& o);
+  NodeTopology(NodeTopology&& o) noexcept;
+  NodeTopology& operator=(NodeTopology&& o) noexcept;
+
   [[nodiscard]] const TopoGraph& graph() const { return g_; }
   [[nodiscard]] int vertex_count() const { return static_cast<int>(boost::num_vertices(g_)); }
   [[nodiscard]] int edge_count() const { return static_cast<int>(edges_.size()); }
@@ -226,6 +234,12 @@ struct NetPathInfo {
 /// - none: no switches; every pair of distinct nodes is "not connected" (modelled() false).
 class ClusterTopology {
  public:
+  ClusterTopology() = default;
+  ClusterTopology(const ClusterTopology& o);  // as NodeTopology: edges looked up again
+  ClusterTopology& operator=(const ClusterTopology& o);
+  ClusterTopology(ClusterTopology&& o) noexcept;
+  ClusterTopology& operator=(ClusterTopology&& o) noexcept;
+
   [[nodiscard]] const NetGraph& graph() const { return g_; }
   [[nodiscard]] bool modelled() const { return kind_ != NetworkSpec::Kind::kNone; }
   [[nodiscard]] int node_count() const { return node_count_; }

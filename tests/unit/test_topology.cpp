@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -480,4 +481,32 @@ TEST_CASE("a cluster without a network is not connected between nodes", "[topolo
   CHECK(net.bandwidth_Bps(0, 1) == 0);
   CHECK(net.leaf_of(2) == -1);
   CHECK(net.switches_above(2).empty());
+}
+
+TEST_CASE("a copied topology answers from its own graph after the original is gone", "[topology]") {
+  // Edge descriptors point into the graph that made them; a memberwise copy would read
+  // the source's edges (freed here), which valgrind caught in the NCCL model.
+  const Cluster c = load("dgx-a100-pod");
+  auto original = std::make_unique<NodeTopology>(build_node_topology(c.templates[0]));
+  const PathInfo before = original->path(DeviceRef::gpu(0), DeviceRef::nic(0));
+  std::vector<double> bw;
+  for (int e = 0; e < original->edge_count(); ++e) bw.push_back(original->edge(e).bandwidth_Bps);
+  NodeTopology copy = *original;
+  NodeTopology assigned;
+  assigned = copy;
+  original.reset();
+  for (const NodeTopology* t : {&copy, &assigned}) {
+    REQUIRE(t->edge_count() == static_cast<int>(bw.size()));
+    for (int e = 0; e < t->edge_count(); ++e) {
+      REQUIRE(t->edge(e).id == e);
+      REQUIRE(t->edge(e).bandwidth_Bps == bw[static_cast<size_t>(e)]);
+    }
+    const PathInfo after = t->path(DeviceRef::gpu(0), DeviceRef::nic(0));
+    REQUIRE(after.cls == before.cls);
+    REQUIRE(after.edges == before.edges);
+  }
+  ClusterTopology net = build_cluster_topology(c);
+  const ClusterTopology net_copy = net;
+  net = ClusterTopology();
+  for (int e = 0; e < net_copy.edge_count(); ++e) REQUIRE(net_copy.edge(e).id == e);
 }
