@@ -1,10 +1,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <set>
 
 #include "sim/core/input_file.hpp"
 #include "sim/workload/alibaba_reader.hpp"
 #include "sim/workload/gpu_trace_readers.hpp"
+#include "sim/workload/research_readers.hpp"
 #include "sim/workload/trace_readers.hpp"
 
 namespace gcsim {
@@ -20,6 +22,14 @@ bool parse_number(std::string_view tok, double& out) {
   return ec == std::errc() && p == e && std::isfinite(out);
 }
 
+// The lowercased names of a CSV header line (the first line of the file).
+std::set<std::string> header_columns(std::string_view head) {
+  std::set<std::string> out;
+  for (const CsvCell& c : split_plain_csv(head))
+    if (!c.text.empty()) out.insert(to_lower(c.text));
+  return out;
+}
+
 std::optional<int64_t> header_int(std::string_view value) {
   // "MaxProcs: 240" or per-partition forms "1152 (...)": take the leading integer.
   value = trim(value);
@@ -29,6 +39,67 @@ std::optional<int64_t> header_int(std::string_view value) {
   return v;
 }
 
+// The PBS resource string of Alea's extension, `<nodes>:ppn=<cpus>[:gpus=<g>][:prop...]`
+// with chunks joined by `+` and `#excl` for exclusive nodes: sets the node count, the
+// GPUs per node and --exclusive. A chunk without a leading count (a host name) is one
+// node; ppn is not needed (field 5 gives the processors). Chunks asking for different
+// GPU counts cannot be one Slurm request: the string is then not used (counted).
+void apply_pbs_resources(std::string_view spec, Job& j, int64_t& unread) {
+  int64_t nodes = 0, gpus = -1;
+  bool exclusive = false;
+  for (std::string_view chunk : split(spec, '+')) {
+    if (const size_t hash = chunk.find('#'); hash != std::string_view::npos) {
+      exclusive = exclusive || chunk.substr(hash) == "#excl";
+      chunk = chunk.substr(0, hash);
+    }
+    const auto parts = split(chunk, ':');
+    const auto count = parse_integer(parts.front());
+    int64_t chunk_gpus = 0;
+    for (std::string_view p : parts)
+      if (p.rfind("gpus=", 0) == 0) chunk_gpus = parse_integer(p.substr(5)).value_or(-1);
+    if ((count && *count < 1) || chunk_gpus < 0 || (gpus >= 0 && chunk_gpus != gpus)) {
+      ++unread;
+      return;
+    }
+    nodes += count.value_or(1);
+    gpus = chunk_gpus;
+  }
+  j.req.nodes_min = j.req.nodes_max = static_cast<int>(nodes);
+  if (gpus > 0) {
+    j.req.gpus_per_node = GresRequest{"gpu", "", gpus};
+    j.recorded_gpus = gpus * nodes;
+  }
+  j.req.exclusive = exclusive;
+}
+
+// What the Alea extension changed, and the rebase of its absolute submit times: Alea's
+// logs carry Unix epochs and no UnixStartTime header, so t=0 becomes the earliest
+// submit, kept as Trace::unix_start.
+void note_alea(Trace& t, int64_t alea_lines, int64_t bytes_lines, int64_t pbs_unread) {
+  t.assumptions.push_back("SWF: " + std::to_string(alea_lines) +
+                          " lines in Alea's extended form: the queue name (token 20) is the partition; the PBS "
+                          "resource string (token 21) gives --nodes, --gpus-per-node and #excl = --exclusive");
+  if (bytes_lines > 0)
+    t.assumptions.push_back("SWF: " + std::to_string(bytes_lines) +
+                            " header-less Alea lines give memory in bytes per job: --mem-per-cpu = bytes / "
+                            "processors / MiB");
+  if (pbs_unread > 0)
+    t.assumptions.push_back("SWF: " + std::to_string(pbs_unread) +
+                            " PBS resource strings mix GPU counts or give 0 nodes: not used (processors only)");
+  if (t.unix_start) return;
+  SimTime t0 = t.jobs.front().submit;
+  for (const Job& j : t.jobs) t0 = std::min(t0, j.submit);
+  if (t0 < SimTime::seconds(100'000'000)) return;  // relative times already (before 1973 as epochs)
+  t.unix_start = t0.whole_seconds();
+  for (Job& j : t.jobs) {
+    j.submit = j.submit - SimTime::seconds(*t.unix_start);
+    if (j.recorded_start) *j.recorded_start = *j.recorded_start - SimTime::seconds(*t.unix_start);
+  }
+  t.assumptions.push_back("SWF: submit times are Unix epochs with no UnixStartTime header; t=0 is the earliest "
+                          "submit (" +
+                          std::to_string(*t.unix_start) + ")");
+}
+
 }  // namespace
 
 Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& diags) {
@@ -36,7 +107,8 @@ Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& d
   t.path = path;
   t.format = "swf";
   Diagnostics errs;
-  int64_t skipped_runtime = 0, skipped_procs = 0;
+  int64_t skipped_runtime = 0, skipped_procs = 0, skipped_submit = 0, alea_lines = 0, alea_bytes = 0, pbs_unread = 0;
+  bool has_header = false;  // a `;` line before the job lines
   const auto lines = split_lines(text);
   for (size_t ln = 0; ln < lines.size(); ++ln) {
     const std::string_view line = lines[ln];
@@ -44,6 +116,7 @@ Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& d
     const std::string_view body = trim(line);
     if (body.empty()) continue;
     if (body.front() == ';') {
+      has_header = true;
       std::string_view h = trim(body.substr(1));
       const size_t colon = h.find(':');
       if (colon == std::string_view::npos) continue;
@@ -83,6 +156,12 @@ Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& d
       errs.error({path, lineno, col_of(0)}, "job number must be a non-negative integer");
       continue;
     }
+    // -1 is SWF's "unknown" (LLNL-Thunder has 1,190 such placeholder records, every
+    // field -1): skipped like an unknown run time; any other negative time is an error.
+    if (f[1] == -1) {
+      ++skipped_submit;
+      continue;
+    }
     if (f[1] < 0) {
       errs.error({path, lineno, col_of(1)}, "submit time must not be negative");
       continue;
@@ -111,7 +190,23 @@ Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& d
     j.req.ntasks = static_cast<int>(procs);
     j.req.cpus_per_task = 1;
     if (f[8] > 0) j.req.time_limit = SimTime::from_seconds_ceil(f[8]);
-    if (f[9] > 0) j.req.mem_per_cpu_mb = static_cast<int64_t>(std::ceil(f[9] / 1024.0));
+    // Alea's extended SWF appends `{node ids}`, the queue name (`-` = none) and a PBS
+    // resource string to the 18 fields. Alea's own header-less logs (wagap-2013) hold
+    // the job's memory in bytes, not KB per processor (64 GiB for a 64-CPU job, 85 GiB
+    // for a 12-CPU one on 90 GB nodes); files with a header (gcsim's writer) keep KB.
+    const bool alea = toks.size() >= 20 && toks[18].front() == '{';
+    const bool bytes_per_job = alea && !has_header;
+    if (alea) {
+      ++alea_lines;
+      if (toks[19] != "-") j.partition = std::string(toks[19]);
+      if (toks.size() >= 21) apply_pbs_resources(toks[20], j, pbs_unread);
+    }
+    if (f[9] > 0 && bytes_per_job) {
+      ++alea_bytes;
+      j.req.mem_per_cpu_mb = static_cast<int64_t>(std::ceil(f[9] / (1024.0 * 1024.0) / procs));
+    } else if (f[9] > 0) {
+      j.req.mem_per_cpu_mb = static_cast<int64_t>(std::ceil(f[9] / 1024.0));
+    }
     const int status = static_cast<int>(f[10]);
     j.recorded_state = status == 1 ? RecordedState::kCompleted
                        : status == 0 ? RecordedState::kFailed
@@ -126,11 +221,16 @@ Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& d
     diags.warning({path, 0, 0}, "skipped " + std::to_string(skipped_runtime) + " jobs with unknown run time (-1)");
     t.assumptions.push_back("skipped " + std::to_string(skipped_runtime) + " jobs with unknown run time");
   }
+  if (skipped_submit > 0) {
+    diags.warning({path, 0, 0}, "skipped " + std::to_string(skipped_submit) + " jobs with unknown submit time (-1)");
+    t.assumptions.push_back("skipped " + std::to_string(skipped_submit) + " jobs with unknown submit time");
+  }
   if (skipped_procs > 0) {
     diags.warning({path, 0, 0}, "skipped " + std::to_string(skipped_procs) + " jobs with no processor count");
     t.assumptions.push_back("skipped " + std::to_string(skipped_procs) + " jobs with no processor count");
   }
   if (t.jobs.empty()) throw InputError(SourceLoc{path, 0, 0}, "no job records in SWF file");
+  if (alea_lines > 0) note_alea(t, alea_lines, alea_bytes, pbs_unread);
   // SWF lines are sorted by submit time; keep file order for ties.
   std::stable_sort(t.jobs.begin(), t.jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
   t.assumptions.push_back("SWF jobs request ntasks=<allocated processors> with 1 CPU per task");
@@ -156,13 +256,25 @@ Trace read_trace(const std::string& path, Diagnostics& diags) {
   if (head.find("cpu_milli") != std::string_view::npos) return parse_alibaba_v2023_pods(text, path, diags);
   if (head.rfind("job_id", 0) == 0 && head.find("gpu_num") != std::string_view::npos)
     return parse_helios_csv(text, path, diags);
+  // The research-artifact CSVs, by the columns their header names. Pollux's header also
+  // starts with `name,`, so it must be tried before the sbatch-trace CSV.
+  const auto cols = header_columns(head);
+  if (cols.count("time") && cols.count("application") && cols.count("num_replicas"))
+    return parse_pollux_workload(text, path, diags);
+  if (cols.count("job_id") && cols.count("num_gpu") && cols.count("submit_time"))
+    return cols.count("user") ? parse_chronus_csv(text, path, diags) : parse_tiresias_csv(text, path, diags);
+  if (cols.size() == 1 && (cols.count("duration") || cols.count("runtime")))
+    return parse_duration_list(text, path, diags);
+  if (const size_t tabs = std::count(head.begin(), head.end(), '\t'); tabs == 6 || tabs == 9)
+    return parse_gavel_trace(text, path, diags);
   if (ends_with(".csv") || ends_with(".csv.gz") || head.rfind("name,", 0) == 0)
     return parse_sbatch_trace(text, path, diags);
   if (!body.empty() && (body.front() == ';' || std::isdigit(static_cast<unsigned char>(body.front()))))
     return parse_swf(text, path, diags);
   throw InputError(SourceLoc{path, 1, 1},
                    "unknown trace format (expected SWF, sbatch-trace CSV, sacct --parsable2, Philly JSON, "
-                   "Alibaba v2023 pods or a Helios job log)");
+                   "Alibaba v2023 pods, a Helios job log, a Gavel trace, a Pollux workload, a Tiresias or Chronus "
+                   "job CSV, or a duration list)");
 }
 
 }  // namespace gcsim

@@ -24,8 +24,13 @@ namespace gcsim {
 [[nodiscard]] Trace read_sacct_trace(const std::string& path, Diagnostics& diags);
 [[nodiscard]] Trace parse_sacct_trace(const std::string& text, const std::string& path, Diagnostics& diags);
 
-/// Picks the reader from the file name (`.swf`, `.swf.gz`, `.csv`, `.csv.gz`) or, failing
-/// that, from the content. Throws InputError for an unknown format.
+/// Picks the reader from the file name (`.swf`, `.swf.gz`, `.sacct`) or, failing that,
+/// from the content: a JSON array (Philly), a `|`-separated header with JobID (sacct),
+/// the CSV header's columns (cpu_milli: Alibaba v2023; job_id+gpu_num: Helios;
+/// time+application+num_replicas: Pollux/Sia; job_id+num_gpu+submit_time: Chronus when
+/// it has user, else Tiresias; a lone duration or runtime: a duration list), 7 or 10
+/// tab-separated fields (Gavel), then `.csv`/`name,` (sbatch-trace CSV) and `;`/digit
+/// lines (header-less SWF). Throws InputError for an unknown format.
 [[nodiscard]] Trace read_trace(const std::string& path, Diagnostics& diags);
 /// Replaces every job with --array by one job per task (same id, array_task set).
 void expand_job_arrays(Trace& t);

@@ -219,10 +219,14 @@ std::string format_swf(const Trace& t, const std::vector<std::string>& header, s
                   static_cast<long long>(parts.of(j.partition)));
     body += buf;
     // Alea's extension: node list (unknown here), queue, PBS-style resource string.
-    const int64_t ppn = (cpus + nodes - 1) / nodes;
-    body += " {} " + (j.partition.empty() ? std::string("-") : j.partition) + " " + std::to_string(nodes) +
-            ":ppn=" + std::to_string(ppn);
-    if (gpus > 0) body += ":gpus=" + std::to_string((gpus + nodes - 1) / nodes);
+    // The resource string only when the request fixes nodes or asks for GPUs: a bare
+    // processor count (an HPC job) must stay free to spread over nodes.
+    body += " {} " + (j.partition.empty() ? std::string("-") : j.partition);
+    if (j.req.nodes_min || gpus > 0) {
+      body += " " + std::to_string(nodes) + ":ppn=" + std::to_string((cpus + nodes - 1) / nodes);
+      if (gpus > 0) body += ":gpus=" + std::to_string((gpus + nodes - 1) / nodes);
+      if (j.req.exclusive) body += "#excl";
+    }
     body += "\n";
     if (gpus > 0 && gpus % nodes != 0) tally.add("GPUs uneven over nodes: rounded up per node");
   }
@@ -235,7 +239,7 @@ std::string format_swf(const Trace& t, const std::vector<std::string>& header, s
   if (t.max_nodes) out += "; MaxNodes: " + std::to_string(*t.max_nodes) + "\n";
   if (max_procs > 0) out += "; MaxProcs: " + std::to_string(max_procs) + "\n";
   out += "; Note: fields 12/13/16 number users/accounts/partitions in order of first appearance; "
-         "extra columns (Alea): {nodes} queue <nodes>:ppn=<cpus per node>[:gpus=<gpus per node>]\n";
+         "extra columns (Alea): {nodes} queue [<nodes>:ppn=<cpus per node>[:gpus=<gpus per node>][#excl]]\n";
   for (size_t k = 0; k < users.names().size(); ++k)
     out += "; Note: user " + std::to_string(k + 1) + " = " + users.names()[k] + "\n";
   for (size_t k = 0; k < groups.names().size(); ++k)

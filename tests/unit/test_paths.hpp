@@ -5,6 +5,8 @@
 #include <sstream>
 #include <string>
 
+#include "sim/core/diagnostics.hpp"
+
 namespace gcsim::test {
 
 inline std::string src(const std::string& rel) { return std::string(GCSIM_SOURCE_DIR) + "/" + rel; }
@@ -20,6 +22,24 @@ inline std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+/// The first error of an InputError as `file:line:col: error: message`.
+inline std::string first_error(const InputError& e) {
+  for (const auto& d : e.diagnostics().all())
+    if (d.severity == Severity::kError) return d.str();
+  return "";
+}
+
+/// The first error `f` throws, or "(no error)".
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return first_error(e);
+  }
+  return "(no error)";
 }
 
 }  // namespace gcsim::test

@@ -15,27 +15,9 @@
 #include "tests/unit/test_paths.hpp"
 
 using namespace gcsim;
+using gcsim::test::error_of;
+using gcsim::test::first_error;
 using gcsim::test::src;
-
-namespace {
-
-std::string first_error(const InputError& e) {
-  for (const auto& d : e.diagnostics().all())
-    if (d.severity == Severity::kError) return d.str();
-  return "";
-}
-
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return first_error(e);
-  }
-  return "(no error)";
-}
-
-}  // namespace
 
 TEST_CASE("JSON parser: values escapes and positions", "[json]") {
   const JsonValue v = parse_json(R"( {"a": [1, -2.5e1, true, false, null],
