@@ -375,6 +375,7 @@ int run_cli(const std::vector<std::string>& args) {
 
   auto* policies = app.add_subcommand("policies", "list the scheduling policies and their parameters");
   add_trace_commands(app);
+  add_nccl_commands(app);
 
   std::vector<std::string> rev(args.rbegin(), args.rend() - 1);
   try {
@@ -392,6 +393,7 @@ int run_cli(const std::vector<std::string>& args) {
   try {
     if (*run) return cmd_run(ra, args);
     if (const int rc = run_trace_command(); rc >= 0) return rc;
+    if (const int rc = run_nccl_command(); rc >= 0) return rc;
     if (*sinfo) {
       std::cout << format_sinfo(load_cluster(sinfo_cluster));
       return 0;

@@ -43,4 +43,8 @@ void apply_window_args(Trace& t, const WindowArgs& w);
 void add_trace_commands(CLI::App& app);
 int run_trace_command();
 
+/// `gcsim nccl`: the same pattern.
+void add_nccl_commands(CLI::App& app);
+int run_nccl_command();
+
 }  // namespace gcsim
