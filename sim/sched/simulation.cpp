@@ -1,6 +1,7 @@
 #include "sim/sched/simulation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "sim/core/input_file.hpp"
@@ -127,7 +128,11 @@ void Simulation::process(const Event& e) {
       break;
     }
     case EventKind::kJobEligible: on_eligible(static_cast<int>(e.subject)); break;
-    case EventKind::kJobEnd: on_end(static_cast<int>(e.subject)); break;
+    case EventKind::kJobEnd:
+      // A job whose speed changed has a newer end event; this one is stale.
+      if (e.token != out_[static_cast<size_t>(e.subject)].end_token) break;
+      on_end(static_cast<int>(e.subject));
+      break;
     case EventKind::kSchedPass: schedule_once(); break;
     case EventKind::kWake:
       ++passes_;
@@ -266,6 +271,7 @@ void Simulation::on_end(int j) {
   auto& o = out_[j];
   state_.release(o.alloc);
   o.status = JobStatus::kDone;
+  if (o.timed_out) o.failed = true;  // a runtime model may have slowed it past its limit
   is_running_[j] = 0;
   auto it = std::find(running_.begin(), running_.end(), j);
   if (it != running_.end()) {
@@ -273,9 +279,42 @@ void Simulation::on_end(int j) {
     running_.pop_back();
   }
   ++finished_;
+  if (opt_.runtime) {
+    opt_.runtime->job_ended(j);
+    apply_speeds();
+  }
   recheck_dependencies();
   if (self_driven_) call_policy([&] { policy_->on_ended(*this, j); });
   request_pass();
+}
+
+void Simulation::schedule_end(int j) {
+  auto& o = out_[j];
+  // Whole microseconds, rounded up: a job is never done before its work is.
+  const double left_us = o.remaining_ref_us / o.speed;
+  const SimTime work_done = o.progress_at + SimTime::us(static_cast<int64_t>(std::ceil(left_us - 1e-6))) +
+                            policy_->exit_latency();
+  o.timed_out = o.kill_at != SimTime::infinite() && work_done > o.kill_at;
+  o.end = o.timed_out ? o.kill_at : work_done;
+  o.end_token = next_end_token_++;
+  push(o.end, Phase::kRelease, EventKind::kJobEnd, j, o.end_token);
+}
+
+void Simulation::apply_speeds() {
+  speed_changes_.clear();
+  opt_.runtime->changed_speeds(speed_changes_);
+  for (const auto& [j, v] : speed_changes_) {
+    auto& o = out_[j];
+    if (!is_running_[j] || !(v > 0)) continue;
+    // Bank the work done at the old speed, then continue at the new one.
+    o.remaining_ref_us = std::max(0.0, o.remaining_ref_us - static_cast<double>((now_ - o.progress_at).count_us()) * o.speed);
+    o.progress_at = now_;
+    o.speed = v;
+    o.speed_min = std::min(o.speed_min, v);
+    o.speed_max = std::max(o.speed_max, v);
+    fp_.add(0x5eedULL << 48 | static_cast<uint64_t>(j));
+    schedule_end(j);
+  }
 }
 
 std::vector<int> Simulation::running() const {
@@ -300,16 +339,25 @@ void Simulation::start(int j, const Allocation& a, StartedBy by) {
   const SimTime run = trace_->jobs[j].duration;
   const SimTime kill = o.shape.time_limit == SimTime::infinite() ? SimTime::infinite()
                                                                  : policy_->kill_time(now_, o.shape.time_limit);
-  const SimTime done = now_ + run + policy_->exit_latency();
-  o.timed_out = kill != SimTime::infinite() && done > kill;
-  o.end = o.timed_out ? kill : done;
-  const auto rs = trace_->jobs[j].recorded_state;
-  o.failed = o.timed_out || rs == RecordedState::kFailed || rs == RecordedState::kCancelled;
+  o.kill_at = kill;
+  o.remaining_ref_us = static_cast<double>(run.count_us());
+  o.progress_at = now_;
+  o.speed = o.speed_min = o.speed_max = 1;
   is_running_[j] = 1;
   running_.push_back(j);
   started_this_pass_.push_back(j);
   fp_.add(0xfeedULL << 48 | static_cast<uint64_t>(j));
-  push(o.end, Phase::kRelease, EventKind::kJobEnd, j);
+  if (opt_.runtime) {
+    opt_.runtime->job_started(j, trace_->jobs[j], o.shape, a);
+    apply_speeds();  // lists j itself, so its end event is scheduled there
+  } else {
+    const SimTime done = now_ + run + policy_->exit_latency();
+    o.timed_out = kill != SimTime::infinite() && done > kill;
+    o.end = o.timed_out ? kill : done;
+    push(o.end, Phase::kRelease, EventKind::kJobEnd, j);
+  }
+  const auto rs = trace_->jobs[j].recorded_state;
+  o.failed = o.timed_out || rs == RecordedState::kFailed || rs == RecordedState::kCancelled;
   if (!waiting_.empty()) recheck_dependencies();  // "after" dependencies
 }
 

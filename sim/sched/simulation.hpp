@@ -12,6 +12,7 @@
 
 #include "sim/kernel/event_queue.hpp"
 #include "sim/sched/policy.hpp"
+#include "sim/sched/runtime.hpp"
 
 namespace gcsim {
 
@@ -30,12 +31,20 @@ struct JobOutcome {
   std::optional<SimTime> first_reservation;  // earliest planned start a policy recorded
   std::string reject_reason;
   bool failed = false;  // ended in a state afterok does not accept (timeout, recorded failure)
+  // With a RuntimeModel: progress in reference microseconds of the trace duration.
+  double remaining_ref_us = 0;  // reference work left at `progress_at`
+  double speed = 1;             // reference seconds per simulated second since `progress_at`
+  SimTime progress_at;
+  SimTime kill_at = SimTime::infinite();
+  uint64_t end_token = 0;       // the job's live end event; older ones are ignored
+  double speed_min = 1, speed_max = 1;  // extremes over the run (reported per job)
 };
 
 struct SimulationOptions {
   bool reverse_ties = false;              // determinism test: invert simultaneous-event order
   const std::atomic<bool>* stop = nullptr;  // set asynchronously to stop early
   std::function<void(size_t done, size_t total)> progress;  // called now and then
+  RuntimeModel* runtime = nullptr;  // placement/contention-dependent speed; null = recorded durations
 };
 
 struct SimulationResult {
@@ -98,6 +107,10 @@ class Simulation final : private SchedContext {
   void on_submit(int j);
   void on_eligible(int j);
   void on_end(int j);
+  /// Asks the runtime model for changed speeds and moves those jobs' end events.
+  void apply_speeds();
+  /// End of job j from its remaining work and speed (never past its kill time).
+  void schedule_end(int j);
 
   const Cluster* cluster_;
   const Trace* trace_;
@@ -136,6 +149,8 @@ class Simulation final : private SchedContext {
   std::vector<int> waiting_;                       // submitted jobs with unmet dependencies
   bool self_driven_ = false;                       // policy drives passes with wake_at()
   uint64_t passes_ = 0;
+  uint64_t next_end_token_ = 1;
+  std::vector<std::pair<int, double>> speed_changes_;
 };
 
 }  // namespace gcsim

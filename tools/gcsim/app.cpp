@@ -8,10 +8,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "models/collective/nccl_tuning.hpp"
+#include "models/host/host_model.hpp"
 #include "models/placement/placement.hpp"
+#include "models/runtime/step_runtime.hpp"
 #include "models/sched/registry.hpp"
 #include "sim/cluster/cluster_yaml.hpp"
 #include "sim/cluster/import_node.hpp"
@@ -44,6 +48,16 @@ Cluster from_node(NodeTemplate t, const std::string& path, const ClusterArgs& ca
 
 bool ends_with(const std::string& s, std::string_view suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+std::string shipped_config(const std::string& rel) {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto near = exe.parent_path() / ".." / "configs" / rel;
+    if (std::filesystem::exists(near)) return near.lexically_normal().string();
+  }
+  return std::string(GCSIM_SOURCE_DIR) + "/configs/" + rel;
 }
 
 Cluster load_cluster(const std::string& path, const ClusterArgs& ca) {
@@ -140,6 +154,8 @@ struct RunArgs {
   std::string accounts;
   std::vector<std::string> set;
   WindowArgs window;
+  std::string runtime_model = "none", profiles, reference = "ideal", nccl_tuning, host_params;
+  bool no_contention = false;
 };
 
 int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
@@ -206,6 +222,30 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   }
   PlacementAllocator allocator(*mode);
   m.allocator = allocator.name();
+  // Placement-dependent runtime (models/runtime): every input read before the run dir is touched.
+  std::optional<NcclTuning> tuning;
+  std::optional<HostParams> host;
+  ProfileSet profiles;
+  std::unique_ptr<StepRuntimeModel> runtime;
+  if (a.runtime_model == "step") {
+    const std::string tpath = a.nccl_tuning.empty() ? shipped_config("nccl/default.yaml") : a.nccl_tuning;
+    const std::string hpath = a.host_params.empty() ? shipped_config("host/default.yaml") : a.host_params;
+    tuning = load_nccl_tuning(tpath);
+    host = load_host_params(hpath);
+    m.inputs.push_back({"nccl-tuning", tpath, file_sha256(tpath)});
+    m.inputs.push_back({"host-params", hpath, file_sha256(hpath)});
+    if (!a.profiles.empty()) {
+      profiles = load_profiles(a.profiles);
+      m.inputs.push_back({"profiles", a.profiles, file_sha256(a.profiles)});
+    }
+    StepRuntimeOptions ro;
+    ro.reference = a.reference == "as-recorded" ? ReferencePlacement::kAsRecorded : ReferencePlacement::kIdeal;
+    ro.contention = !a.no_contention;
+    runtime = std::make_unique<StepRuntimeModel>(cluster, *tuning, *host, profiles, ro);
+    m.assumptions.push_back("runtime: step model (compute, NCCL collective, host/NUMA, " +
+                            std::string(ro.contention ? "max-min link contention" : "no contention") +
+                            "); trace durations are runtimes at the " + a.reference + " placement");
+  }
   m.assumptions = trace.assumptions;
   if (inferred) m.assumptions.push_back("cluster " + cluster.source);
 
@@ -216,6 +256,7 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   ProgressBar bar(!a.no_progress && ::isatty(STDERR_FILENO));
   SimulationOptions opt;
   opt.progress = [&](size_t done, size_t total) { bar.update(done, total); };
+  opt.runtime = runtime.get();
   Simulation sim(cluster, trace, *policy, allocator, opt);
   const SimulationResult res = sim.run();
   const Summary s = summarize(cluster, trace, sim.outcomes());
@@ -279,6 +320,22 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   std::printf("  slowdown  bounded (10 s) mean %.2f\n", s.bounded_slowdown_mean);
   std::printf("  util      CPU %.1f%%, GPU %.1f%%\n", 100 * s.cpu_utilization, 100 * s.gpu_utilization);
   std::fputs(replay_line.c_str(), stdout);
+  if (runtime) {
+    // Simulated over recorded run time of the jobs that finished their work.
+    std::vector<double> ratio;
+    for (size_t j = 0; j < trace.jobs.size(); ++j) {
+      const auto& o = sim.outcomes()[j];
+      if (o.status != JobStatus::kDone || o.timed_out || trace.jobs[j].duration <= SimTime()) continue;
+      ratio.push_back((o.end - o.start).to_seconds() / trace.jobs[j].duration.to_seconds());
+    }
+    if (!ratio.empty()) {
+      std::sort(ratio.begin(), ratio.end());
+      double sum = 0;
+      for (double r : ratio) sum += r;
+      std::printf("  runtime   step model: simulated / recorded run time mean %.3f, median %.3f, max %.3f (%zu jobs)\n",
+                  sum / static_cast<double>(ratio.size()), quantile_sorted(ratio, 0.5), ratio.back(), ratio.size());
+    }
+  }
   std::printf("  run       %.2f s wall, %.0f jobs/s, peak RSS %.1f MiB -> %s/\n", wall,
               wall > 0 ? static_cast<double>(s.jobs) / wall : 0.0, static_cast<double>(m.peak_rss_kib) / 1024.0,
               a.out.c_str());
@@ -356,6 +413,17 @@ int run_cli(const std::vector<std::string>& args) {
                   "slurm policy: override a SchedulerParameters option or timer phase (KEY=VALUE, repeatable)");
 
   add_window_options(run, ra.window);
+  run->add_option("--runtime-model", ra.runtime_model,
+                  "none: jobs run their recorded durations; step: placement and link contention change runtime")
+      ->check(CLI::IsMember({"none", "step"}))
+      ->capture_default_str();
+  run->add_option("--profiles", ra.profiles, "step model: workload profiles and rules (YAML); default by GPU count");
+  run->add_option("--reference", ra.reference, "step model: placement the trace durations were measured at")
+      ->check(CLI::IsMember({"ideal", "as-recorded"}))
+      ->capture_default_str();
+  run->add_flag("--no-contention", ra.no_contention, "step model: jobs never slow each other on shared links");
+  run->add_option("--nccl-tuning", ra.nccl_tuning, "step model: NCCL tuning YAML (default configs/nccl/default.yaml)");
+  run->add_option("--host-params", ra.host_params, "step model: host/NUMA parameters (default configs/host/default.yaml)");
 
   std::string sinfo_cluster;
   auto* sinfo = app.add_subcommand("sinfo", "print the per-node breakdown as sinfo -N -o \"%N %P %c %m %G\" does");

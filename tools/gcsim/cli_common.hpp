@@ -38,6 +38,10 @@ void add_window_options(CLI::App* c, WindowArgs& w);
 /// Resolves the window against the trace (dates need its unix_start) and applies it.
 void apply_window_args(Trace& t, const WindowArgs& w);
 
+/// A file shipped in configs/ (`rel` below it): beside the build directory of this
+/// binary, else in the source tree it was built from.
+[[nodiscard]] std::string shipped_config(const std::string& rel);
+
 /// `gcsim trace stats|convert|gen`: registers the subcommands on `app`; after parsing,
 /// run_trace_command() runs the one that was given (returns -1 when none was).
 void add_trace_commands(CLI::App& app);

@@ -1,8 +1,6 @@
 // `gcsim nccl OP --topo F -b MIN -e MAX -f FACTOR`: the table nccl-tests would print for
 // that collective on those GPUs, from the NCCL cost model, with the algorithm and
 // protocol NCCL would choose.
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
@@ -54,18 +52,6 @@ int64_t parse_nccl_size(const std::string& s, const char* what) {
   return static_cast<int64_t>(v) * mult;
 }
 
-// The tuning shipped in configs/: beside the build directory of this binary, else the
-// source tree it was built from.
-std::string default_tuning() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const std::string near = default_nccl_tuning_path((exe.parent_path() / "..").string());
-    if (fs::exists(near)) return near;
-  }
-  return default_nccl_tuning_path(GCSIM_SOURCE_DIR);
-}
-
 int cmd_nccl(const NcclArgs& a) {
   const SourceLoc cli{"<command line>", 0, 0};
   const auto op = parse_collective(a.op);
@@ -111,7 +97,7 @@ int cmd_nccl(const NcclArgs& a) {
   std::vector<int64_t> sizes;
   for (int64_t s = lo; s <= hi; s = s > hi / f ? hi + 1 : s * f) sizes.push_back(s);
 
-  const NcclTuning tuning = load_nccl_tuning(a.tuning.empty() ? default_tuning() : a.tuning);
+  const NcclTuning tuning = load_nccl_tuning(a.tuning.empty() ? shipped_config("nccl/default.yaml") : a.tuning);
   std::unique_ptr<NcclModel> model;
   try {
     model = std::make_unique<NcclModel>(tuning, spec);
