@@ -744,6 +744,12 @@ const std::vector<double>& ContentionSolver::solve() {
   }
   solve_flows(comp, &rate_);
 
+  return finish_solve();
+}
+
+// After a solve: the changed owners' alone rates (their slowdown's baseline), and the
+// change log cleared.
+const std::vector<double>& ContentionSolver::finish_solve() {
   std::sort(dirty_owners_.begin(), dirty_owners_.end());
   dirty_owners_.erase(std::unique(dirty_owners_.begin(), dirty_owners_.end()), dirty_owners_.end());
   const std::vector<int> owners = std::move(dirty_owners_);
@@ -760,14 +766,7 @@ const std::vector<double>& ContentionSolver::solve_full() {
   for (size_t f = 0; f < slots_.size(); ++f)
     if (slots_[f].live) all.push_back(static_cast<int>(f));
   solve_flows(all, &rate_);
-  std::sort(dirty_owners_.begin(), dirty_owners_.end());
-  dirty_owners_.erase(std::unique(dirty_owners_.begin(), dirty_owners_.end()), dirty_owners_.end());
-  const std::vector<int> owners = std::move(dirty_owners_);
-  dirty_links_.clear();
-  dirty_free_.clear();
-  dirty_owners_.clear();
-  for (int o : owners) solve_alone(o);
-  return rate_;
+  return finish_solve();
 }
 
 void ContentionSolver::check_solved() const {

@@ -284,6 +284,7 @@ class ContentionSolver {
   void check_solved() const;
   void solve_flows(const std::vector<int>& flows, std::vector<double>* out);
   void solve_alone(int owner);
+  const std::vector<double>& finish_solve();
   void next_epoch();
 
   std::vector<double> capacity_;
