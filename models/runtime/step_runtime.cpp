@@ -249,10 +249,14 @@ void StepRuntimeModel::job_started(int j, const Job& job, const JobShape& shape,
     for (const NodeAlloc& n : a.nodes)
       for (int g : n.gpus) ranks.push_back({n.node, g});
     const NcclModel* m = nccl_for(a);
-    const int channels = m ? std::max(1, m->ring().channels) : 1;
-    solver_->add_flows(ring_flows(*links_, j, ranks, channels));
-    r->has_flows = true;
+    if (m) {
+      solver_->add_flows(ring_flows(*links_, j, ranks, std::max(1, m->ring().channels)));
+      r->has_flows = true;
+    }
   }
+  // A GPU set NCCL cannot span (a multi-node job on nodes without NICs) has no modelled
+  // communication: it runs at its compute and loader speed, and is counted.
+  if (a.gpus() > 1 && r->profile.grad_bytes > 0 && !nccl_for(a)) ++unmodelled_comm_;
   running_[j] = std::move(r);
   started_.push_back(j);
 }

@@ -92,6 +92,8 @@ class StepRuntimeModel final : public RuntimeModel {
 
   /// A job's step at an allocation, without contention (slowdown 1) unless it is running.
   [[nodiscard]] StepBreakdown step(const Job& job, const Allocation& a, int running_job = -1) const;
+  /// Jobs started so far whose communication could not be modelled (no NICs between their nodes).
+  [[nodiscard]] int64_t unmodelled_comm_jobs() const { return unmodelled_comm_; }
   /// The reference step time of a job with this shape (cached per job).
   [[nodiscard]] double reference_step_s(const Job& job, const JobShape& shape, const Allocation& actual) const;
 
@@ -115,6 +117,7 @@ class StepRuntimeModel final : public RuntimeModel {
   mutable std::map<std::vector<std::pair<int, int>>, std::unique_ptr<NcclModel>> nccl_cache_;
   std::map<int, std::unique_ptr<Running>> running_;
   std::vector<int> started_;  // jobs started since the last changed_speeds()
+  int64_t unmodelled_comm_ = 0;
 };
 
 }  // namespace gcsim
