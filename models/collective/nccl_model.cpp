@@ -802,8 +802,9 @@ NcclModel::NcclModel(const NcclTuning& tuning, const CommSpec& spec) : tuning_(&
     // Tree: the ring's channels; inside the node up to tree_intra_max_ratio x the network
     // speed on 2 nodes, as far as a chain through the node's GPUs admits.
     tree_ = ring_;
-    double intra = best_s;
-    if (nnodes_ <= 2 && max_local_ > 1) {
+    // The fastest intra-node table speed a chain through each node's GPUs admits, up to
+    // tree_intra_max_ratio x the network speed (Tree on 2 nodes, CollNet beyond).
+    auto fastest_intra = [&]() -> std::optional<double> {
       double limit = t.tree_intra_max_ratio * best_s;
       for (const auto& a : an) {
         if (a.gpus.size() < 2) continue;
@@ -811,26 +812,16 @@ NcclModel::NcclModel(const NcclTuning& tuning, const CommSpec& spec) : tuning_(&
         limit = std::min(limit, b.bottleneck(a, b.pattern_uses(a, a.order, false, true), acc) / best_c);
       }
       for (double s : gen_->intra_speeds)
-        if (s <= limit + kEps) {
-          intra = std::max(intra, s);
-          break;
-        }
-    }
+        if (s <= limit + kEps) return s;
+      return std::nullopt;
+    };
+    double intra = best_s;
+    if (nnodes_ <= 2 && max_local_ > 1)
+      if (const auto s = fastest_intra()) intra = std::max(intra, *s);
     tree_.bw_intra = intra;
     collnet_ = tree_;
-    if (nnodes_ > 2 && max_local_ > 1 && spec.options.collnet) {
-      double limit = t.tree_intra_max_ratio * best_s;
-      for (const auto& a : an) {
-        if (a.gpus.size() < 2) continue;
-        acc.assign(a.cap.size(), 0);
-        limit = std::min(limit, b.bottleneck(a, b.pattern_uses(a, a.order, false, true), acc) / best_c);
-      }
-      for (double s : gen_->intra_speeds)
-        if (s <= limit + kEps) {
-          collnet_.bw_intra = std::max(best_s, s);
-          break;
-        }
-    }
+    if (nnodes_ > 2 && max_local_ > 1 && spec.options.collnet)
+      if (const auto s = fastest_intra()) collnet_.bw_intra = std::max(best_s, *s);
     b.duplicate(ring_, min_sm_, best_s);
     b.duplicate(tree_, min_sm_, best_s);
     chain_ = ring_;
@@ -1160,9 +1151,11 @@ CollectiveCost nccl_cost(const NcclModel& m, Collective c, int64_t bytes_in, std
   CollectiveCost r;
   const double bytes = static_cast<double>(std::max<int64_t>(bytes_in, 0));
   const int n = m.ranks();
+  // The fitted per-link-class terms (calibration.links), after the choice; none for 1 rank.
+  const NcclLinkCalibration lc = n > 1 ? t.link_calibration[static_cast<size_t>(m.link_class())] : NcclLinkCalibration{};
   auto finish = [&](double lat_us, double bw_us) {
-    r.latency_us = lat_us + m.launch_us();
-    r.time_us = r.latency_us + bw_us;
+    r.latency_us = lat_us + m.launch_us() + lc.latency_us;
+    r.time_us = r.latency_us + bw_us / lc.bw_efficiency;
     r.algbw_GBps = r.time_us > 0 ? bytes / (r.time_us * 1000.0) : 0;
     r.busbw_GBps = r.algbw_GBps * busbw_factor(c, n);
     return r;

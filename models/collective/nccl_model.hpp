@@ -94,6 +94,14 @@ class NcclModel {
   /// somewhere in the communicator; whether some GPU reaches the network without GDR.
   [[nodiscard]] bool uses_shm() const { return uses_shm_; }
   [[nodiscard]] bool uses_host_bounce() const { return uses_host_bounce_; }
+  /// The link class of the ring (the fitted calibration.links terms apply by it): NET on
+  /// several nodes, SHM where some pair talks through host memory, NVLink where the ring's
+  /// paths are NVLink/NVSwitch/C2C, else PCIe peer-to-peer.
+  [[nodiscard]] NcclLinkClass link_class() const {
+    if (nnodes_ > 1) return NcclLinkClass::kNet;
+    if (uses_shm_) return NcclLinkClass::kShm;
+    return ring_.type_intra <= NcclPath::kC2c ? NcclLinkClass::kNvlink : NcclLinkClass::kPcie;
+  }
   /// The launch/floor term added to every call (calibration.launch_*).
   [[nodiscard]] double launch_us() const { return launch_us_; }
   /// NCCL's table: algorithm bandwidth (GB/s, 0 = unavailable) and latency (us) of one
@@ -147,7 +155,7 @@ struct CollectiveCost {
   std::string algo;         // NCCL's name: "Ring", "Tree", "NVLS", ...
   std::string proto;        // "LL", "LL128", "Simple"
   int channels = 0;         // channels the call runs on (after NCCL's reduction for small sizes)
-  double latency_us = 0;    // the latency part of time_us (launch included)
+  double latency_us = 0;    // the latency part of time_us (launch and calibration.links latency included)
   bool forced_ignored = false;  // the forced algorithm/protocol was unavailable; NCCL's choice used
 };
 

@@ -360,7 +360,22 @@ class Reader : public YamlChecker {
     {
       const std::vector<std::string> keys = {"launch_process_per_gpu_us", "launch_per_extra_gpu_us",
                                              "shm_duplex_efficiency"};
-      auto e = map_of(m["calibration"], "calibration", keys, keys);
+      std::vector<std::string> allowed = keys;
+      allowed.push_back("links");
+      auto e = map_of(m["calibration"], "calibration", allowed, keys);
+      if (e.count("links")) {
+        const std::vector<std::string> classes = {"nvlink", "pcie", "shm", "net"};
+        for (auto& [name, node] : map_of(e["links"], "calibration.links", classes, {})) {
+          const std::string what = "calibration.links." + name;
+          const std::vector<std::string> fields = {"latency_us", "bw_efficiency"};
+          auto f = map_of(node, what, fields, fields);
+          if (f.size() != fields.size()) continue;
+          NcclLinkCalibration& lc = t.link_calibration[static_cast<size_t>(*parse_nccl_link_class(name))];
+          lc.latency_us = number(f["latency_us"], what + ".latency_us");
+          lc.bw_efficiency = positive(f["bw_efficiency"], what + ".bw_efficiency");
+        }
+        e.erase("links");
+      }
       if (e.size() == keys.size()) {
         t.launch_process_per_gpu_us = non_negative(e["launch_process_per_gpu_us"], "calibration.launch_process_per_gpu_us");
         t.launch_per_extra_gpu_us = non_negative(e["launch_per_extra_gpu_us"], "calibration.launch_per_extra_gpu_us");
@@ -376,6 +391,17 @@ class Reader : public YamlChecker {
 std::string_view nccl_algo_name(NcclAlgo a) { return kAlgoNames[static_cast<size_t>(a)]; }
 std::string_view nccl_proto_name(NcclProto p) { return kProtoNames[static_cast<size_t>(p)]; }
 std::string_view nccl_path_name(NcclPath p) { return kPathNames[static_cast<size_t>(p)]; }
+
+std::string_view nccl_link_class_name(NcclLinkClass c) {
+  constexpr std::array<std::string_view, kNcclLinkClasses> names = {"nvlink", "pcie", "shm", "net"};
+  return names[static_cast<size_t>(c)];
+}
+
+std::optional<NcclLinkClass> parse_nccl_link_class(std::string_view s) {
+  for (int i = 0; i < kNcclLinkClasses; ++i)
+    if (iequal(s, nccl_link_class_name(static_cast<NcclLinkClass>(i)))) return static_cast<NcclLinkClass>(i);
+  return std::nullopt;
+}
 
 std::optional<NcclAlgo> parse_nccl_algo(std::string_view s) {
   for (size_t i = 0; i < kAlgoNames.size(); ++i)

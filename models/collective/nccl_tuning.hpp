@@ -35,6 +35,21 @@ enum class NcclPath { kLoc = 0, kNvl = 1, kNvb = 2, kC2c = 3, kPix = 4, kPxb = 5
 [[nodiscard]] std::string_view nccl_path_name(NcclPath p);
 [[nodiscard]] std::optional<NcclPath> parse_nccl_path(std::string_view s);
 
+/// The link class a communicator's ring runs on (NcclModel::link_class): NVLink (or NVSwitch),
+/// PCIe peer-to-peer, host memory (SHM), the network. The fitted per-class terms key on it.
+enum class NcclLinkClass { kNvlink, kPcie, kShm, kNet };
+inline constexpr int kNcclLinkClasses = 4;
+/// "nvlink", "pcie", "shm", "net" (the keys of calibration.links).
+[[nodiscard]] std::string_view nccl_link_class_name(NcclLinkClass c);
+[[nodiscard]] std::optional<NcclLinkClass> parse_nccl_link_class(std::string_view s);
+
+/// Fitted terms of one link class (`gcsim calibrate nccl`): t = L + latency_us + S / (B x bw_efficiency),
+/// applied after NCCL's algorithm/protocol choice. The defaults change nothing.
+struct NcclLinkCalibration {
+  double latency_us = 0;      // added to every call (may be negative)
+  double bw_efficiency = 1;   // multiplies the chosen algorithm's bandwidth
+};
+
 /// A latency table cell: < 0 = not applicable.
 using NcclLatencyTable = std::array<std::array<double, kNcclProtos>, kNcclAlgos>;
 
@@ -140,6 +155,8 @@ struct NcclTuning {
   double launch_process_per_gpu_us = 5;
   double launch_per_extra_gpu_us = 3;
   double shm_duplex_efficiency = 1;
+  /// calibration.links (optional in the file): indexed by NcclLinkClass.
+  std::array<NcclLinkCalibration, kNcclLinkClasses> link_calibration{};
 
   /// The generation row for an SM (the last with min_sm <= sm).
   [[nodiscard]] const NcclGeneration& generation(int sm) const;

@@ -61,6 +61,12 @@ TEST_CASE("Philly sample runs on Philly's own machine list", "[gpu-runs][e2e]") 
   REQUIRE(states == std::map<std::string, int>{{"COMPLETED", 2534}, {"FAILED", 1672}});
   // The readers keep the recorded starts, so the replay report compares all of them.
   REQUIRE(slurp((out / "replay.json").string()).find("\"jobs_compared\": 4206") != std::string::npos);
+  // With the step runtime model too: Philly's machine list has no NICs, so multi-node
+  // jobs have no modelled communication, and the run says so instead of failing.
+  REQUIRE(run_cli({"gcsim", "run", "--cluster", src("tests/data/traces/philly/cluster_machine_list.csv"), "--trace",
+                   src("tests/data/traces/philly/philly_sampled_jobs_4206.json.gz"), "--out", out.string(),
+                   "--no-progress", "--runtime-model", "step"}) == 0);
+  REQUIRE(slurp((out / "manifest.json").string()).find("runtime: step model") != std::string::npos);
   fs::remove_all(out);
 }
 

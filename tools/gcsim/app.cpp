@@ -246,7 +246,7 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
                             std::string(ro.contention ? "max-min link contention" : "no contention") +
                             "); trace durations are runtimes at the " + a.reference + " placement");
   }
-  m.assumptions = trace.assumptions;
+  m.assumptions.insert(m.assumptions.begin(), trace.assumptions.begin(), trace.assumptions.end());
   if (inferred) m.assumptions.push_back("cluster " + cluster.source);
 
   ensure_directory(a.out);
@@ -335,6 +335,9 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
       std::printf("  runtime   step model: simulated / recorded run time mean %.3f, median %.3f, max %.3f (%zu jobs)\n",
                   sum / static_cast<double>(ratio.size()), quantile_sorted(ratio, 0.5), ratio.back(), ratio.size());
     }
+    if (runtime->unmodelled_comm_jobs() > 0)
+      std::printf("  runtime   %lld multi-GPU jobs span nodes without NICs: their communication is not modelled\n",
+                  static_cast<long long>(runtime->unmodelled_comm_jobs()));
   }
   std::printf("  run       %.2f s wall, %.0f jobs/s, peak RSS %.1f MiB -> %s/\n", wall,
               wall > 0 ? static_cast<double>(s.jobs) / wall : 0.0, static_cast<double>(m.peak_rss_kib) / 1024.0,
@@ -444,6 +447,7 @@ int run_cli(const std::vector<std::string>& args) {
   auto* policies = app.add_subcommand("policies", "list the scheduling policies and their parameters");
   add_trace_commands(app);
   add_nccl_commands(app);
+  add_calibrate_commands(app);
 
   std::vector<std::string> rev(args.rbegin(), args.rend() - 1);
   try {
@@ -462,6 +466,7 @@ int run_cli(const std::vector<std::string>& args) {
     if (*run) return cmd_run(ra, args);
     if (const int rc = run_trace_command(); rc >= 0) return rc;
     if (const int rc = run_nccl_command(); rc >= 0) return rc;
+    if (const int rc = run_calibrate_command(); rc >= 0) return rc;
     if (*sinfo) {
       std::cout << format_sinfo(load_cluster(sinfo_cluster));
       return 0;

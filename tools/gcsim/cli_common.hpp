@@ -51,4 +51,8 @@ int run_trace_command();
 void add_nccl_commands(CLI::App& app);
 int run_nccl_command();
 
+/// `gcsim calibrate nccl`: the same pattern.
+void add_calibrate_commands(CLI::App& app);
+int run_calibrate_command();
+
 }  // namespace gcsim
