@@ -1,6 +1,7 @@
 // `nvidia-smi topo -m` parser and the NodeTemplate derivation (see the header for the
 // reproducibility rule the derived PCIe tree follows).
 #include "sim/cluster/import_nvidia_smi.hpp"
+#include "sim/cluster/topology.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -604,7 +605,7 @@ NodeTemplate node_from_nvidia_smi(const NvidiaSmiMatrix& m, const NvidiaSmiOptio
     PcieSwitchSpec s;
     s.name = name;
     s.numa = numa;
-    s.gen = opt.pcie_gen;
+    s.gen = opt.pcie_gen > 0 ? opt.pcie_gen : gpu_pcie_generation(opt.gpu_model);
     s.width = 16;
     s.parent = parent;
     s.levels = 1;  // the tree is written level by level

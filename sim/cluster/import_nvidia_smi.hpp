@@ -53,7 +53,8 @@ struct NvidiaSmiOptions {
   int threads_per_core = 0;
   double nic_bandwidth_bps = 0;      // line rate of every NIC
   double nvlink_link_bandwidth_bps = 0;  // default: 50 GB/s for B-series, else 25 GB/s
-  int pcie_gen = 4;                  // generation recorded on the derived switches
+  int pcie_gen = 0;                  // generation of the derived switches; 0 = the GPU product's (Gen3 for
+                                     // Volta/Pascal/Turing, Gen5 for Hopper/Blackwell, else Gen4)
 };
 
 /// Builds a NodeTemplate whose devices reproduce every cell under the rule

@@ -32,14 +32,22 @@ double lane_rate_Bps(int gen) {
 bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
 
 /// PCIe generation of a GPU on a root port, from its product name.
-int gpu_pcie_gen(const GpuSpec& g) {
-  const std::string& m = g.model.empty() ? g.gres_type : g.model;
+int gpu_pcie_gen(const GpuSpec& g) { return gpu_pcie_generation(g.model.empty() ? g.gres_type : g.model); }
+
+}  // namespace
+
+int gpu_pcie_generation(const std::string& m) {
   for (std::string_view k : {"B200", "B100", "B300", "H100", "H200", "H800", "H20", "GH200", "b200", "h100", "h200"})
     if (contains(m, k)) return 5;
-  for (std::string_view k : {"V100", "P100", "P40", "T4", "K80", "v100", "p100", "t4"})
+  // Volta, Pascal, Turing and Kepler parts are Gen3, data-center and GeForce alike
+  // (RTX 20xx, TITAN RTX/V, GTX 10xx).
+  for (std::string_view k : {"V100", "P100", "P40", "T4", "K80", "v100", "p100", "t4", "RTX 20", "2080", "2070", "2060",
+                             "TITAN RTX", "TITAN V", "GTX 10", "1080"})
     if (contains(m, k)) return 3;
   return 4;
 }
+
+namespace {
 
 int nic_pcie_gen(const NicSpec& n) {
   if (n.bandwidth_bps >= 400e9) return 5;

@@ -118,6 +118,9 @@ struct LinkModel {
 
 /// PCIe bandwidth of one direction of a gen x width link, bytes/s (raw, after line coding).
 [[nodiscard]] double pcie_bandwidth_Bps(int gen, int width);
+/// PCIe generation of a GPU product from its model name (or GRES type): Volta, Pascal,
+/// Turing and Kepler parts 3, Hopper and Blackwell 5, everything else 4.
+[[nodiscard]] int gpu_pcie_generation(const std::string& model);
 
 /// One node template as a graph. Built by build_node_topology; immutable afterwards.
 ///

@@ -347,3 +347,20 @@ TEST_CASE("nvidia-smi: CPU list helpers", "[nvidia-smi]") {
   CHECK_FALSE(infer_cpu_layout({*parse_cpu_list("0-7"), *parse_cpu_list("8-11")}).ok);
   CHECK(cpu_os_ids_for(l, 64)[1] == 64);
 }
+
+TEST_CASE("derived PCIe switches run at the GPU product's generation", "[nvidia-smi]") {
+  // A pasted matrix says nothing about PCIe generations: a Turing card sits on Gen3, a
+  // Hopper one on Gen5, others on Gen4 (as NCCL's own tables assume), unless told.
+  const std::string path = test::src("tests/data/nccl/topo/autodl-2x-rtx2080ti-pix.txt");
+  const NvidiaSmiMatrix m = parse_nvidia_smi_topo(read_input_file(path), path);
+  Diagnostics w;
+  NvidiaSmiOptions o;
+  o.gpu_model = "NVIDIA GeForce RTX 2080 Ti";
+  const NodeTemplate turing = node_from_nvidia_smi(m, o, w);
+  REQUIRE_FALSE(turing.pcie_switches.empty());
+  for (const auto& s : turing.pcie_switches) REQUIRE(s.gen == 3);
+  o.gpu_model = "NVIDIA H100 80GB HBM3";
+  for (const auto& s : node_from_nvidia_smi(m, o, w).pcie_switches) REQUIRE(s.gen == 5);
+  o.pcie_gen = 4;
+  for (const auto& s : node_from_nvidia_smi(m, o, w).pcie_switches) REQUIRE(s.gen == 4);
+}
