@@ -49,6 +49,9 @@ WorkloadProfile default_profile(int64_t gpus) {
 }
 
 WorkloadProfile ProfileSet::for_job(const Job& job) const {
+  // The profile the trace names wins when the profiles file defines it.
+  if (!job.profile.empty())
+    if (auto it = profiles.find(job.profile); it != profiles.end()) return it->second;
   const int64_t gpus = job_gpus(job);
   for (const auto& r : rules) {
     if (!r.name_glob.empty() && fnmatch(r.name_glob.c_str(), job.name.c_str(), 0) != 0) continue;

@@ -42,8 +42,10 @@ struct WorkloadProfile {
 /// The documented default by GPU count (see the table in step_runtime.cpp).
 [[nodiscard]] WorkloadProfile default_profile(int64_t gpus);
 
-/// Named profiles and the rules that pick one for a job (first match wins; no match =
-/// default by GPU count). Read from YAML:
+/// Named profiles and how a job gets one: the profile its trace names (Job::profile: an
+/// sbatch-trace `profile` column, Gavel's job type, Pollux's application, Tiresias and
+/// Chronus model names, the generator's size class) when defined here; else the first
+/// matching rule; else the default by GPU count. Read from YAML:
 ///   profiles:
 ///     bert-large: {compute_s: 0.35, grad_bytes: 1.34GB, overlap: 0.6, input_bytes: 2MB, loader_s: 0.1}
 ///   rules:

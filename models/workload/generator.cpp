@@ -795,6 +795,7 @@ Job make_job(int64_t n, int64_t submit_s, int64_t gpus, const GenModel& m, const
   Job j;
   j.id = JobId(n);
   j.name = "gen-" + std::to_string(n) + ":" + profile;
+  j.profile = profile;
   j.submit = SimTime::seconds(submit_s);
   // The Philly reader's shape: --nodes=N --gpus-per-node=G/N --ntasks=G.
   const int64_t nodes = nodes_for(gpus, m.gpus_per_node);

@@ -80,6 +80,10 @@ struct Job {
   // Job arrays (--array): every task is its own Job with the array's id; sacct prints id_task.
   int64_t array_task = -1;     // task id, -1 = not an array task
   int array_max_running = 0;   // the array's %N cap, 0 = none
+  // Added for the runtime model: the workload profile a trace names for the job (an
+  // sbatch-trace `profile` column, or the model/application a research trace gives);
+  // empty = chosen by --profiles rules or the default by GPU count.
+  std::string profile;
 };
 
 /// A trace as read: jobs in file order plus what the reader learned about the site.

@@ -279,6 +279,7 @@ Trace parse_gavel_trace(const std::string& text, const std::string& path, Diagno
     Job j;
     j.source_line = lineno;
     j.name = name_token(f[0].text);
+    j.profile = j.name;  // Gavel's job type names the model and batch size
     j.account = account;
     j.req.account = account;
     j.submit = SimTime::from_seconds_ceil(*arrival);
@@ -380,6 +381,7 @@ Trace parse_pollux_workload(const std::string& text, const std::string& path, Di
     j.source_line = lineno;
     j.name = has_name ? std::string(field_of(*cells, h, "name").text) : std::string();
     if (j.name.empty()) j.name = std::string(app->name) + "-" + std::to_string(t.jobs.size());
+    j.profile = app->name;
     j.submit = SimTime::from_seconds_ceil(*time);
     j.duration = SimTime::from_seconds_ceil(app->gpu_seconds / static_cast<double>(*replicas));
     request_gpus(j, *replicas, kPolluxGpusPerNode);
@@ -474,6 +476,7 @@ Trace parse_job_csv(const std::string& text, const std::string& path, Diagnostic
     j.source_line = lineno;
     const std::string model = has_model ? name_token(field_of(*cells, h, "model_name").text) : std::string();
     j.name = (model.empty() ? fl.format : model) + "-" + std::to_string(*id);
+    j.profile = model;
     if (fl.has_user) {
       j.user = std::string(trim(field_of(*cells, h, "user").text));
       j.account = j.user;

@@ -123,15 +123,15 @@ Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagn
   if (!read_csv(body, path, rows, errs)) errs.throw_if_errors();
   if (rows.empty()) throw InputError(SourceLoc{path, 1, 1}, "empty sbatch trace: expected a header 'name,submit,duration,args'");
 
-  static const std::vector<std::string> kKnown = {"name",    "submit",    "duration", "args", "user",
-                                                  "account", "partition", "start",    "state"};
+  static const std::vector<std::string> kKnown = {"name",      "submit", "duration", "args",   "user",
+                                                  "account",   "partition", "start", "state", "profile"};
   std::map<std::string, size_t> col;
   for (size_t c = 0; c < rows[0].size(); ++c) {
     const std::string h = to_lower(trim(rows[0][c].text));
     if (std::find(kKnown.begin(), kKnown.end(), h) == kKnown.end()) {
       errs.error({path, rows[0][c].line, rows[0][c].col},
                  "unknown column '" + std::string(trim(rows[0][c].text)) +
-                     "' (expected name, submit, duration, args, user, account, partition, start, state)");
+                     "' (expected name, submit, duration, args, user, account, partition, start, state, profile)");
       continue;
     }
     if (col.count(h)) {
@@ -198,6 +198,7 @@ Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagn
       else if (v == "TIMEOUT") j.recorded_state = RecordedState::kTimeout;
       else errs.error({path, line, st->col}, "unknown state '" + v + "' (expected COMPLETED, FAILED, CANCELLED or TIMEOUT)");
     }
+    if (const auto* pf = field("profile")) j.profile = std::string(trim(pf->text));
     t.jobs.push_back(std::move(j));
   }
   errs.throw_if_errors();

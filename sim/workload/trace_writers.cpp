@@ -154,6 +154,7 @@ std::string format_sbatch_trace(const Trace& t, const std::vector<std::string>& 
   const bool starts = std::any_of(t.jobs.begin(), t.jobs.end(), [](const Job& j) { return j.recorded_start.has_value(); });
   const bool states = std::any_of(t.jobs.begin(), t.jobs.end(),
                                   [](const Job& j) { return j.recorded_state != RecordedState::kUnknown; });
+  const bool profiles = std::any_of(t.jobs.begin(), t.jobs.end(), [](const Job& j) { return !j.profile.empty(); });
   std::string out;
   for (const auto& h : header) out += "# " + h + "\n";
   // The one comment the reader interprets: the wall-clock time of t=0 (as in SWF).
@@ -161,6 +162,7 @@ std::string format_sbatch_trace(const Trace& t, const std::vector<std::string>& 
   out += "name,submit,duration,args,user,account,partition";
   if (starts) out += ",start";
   if (states) out += ",state";
+  if (profiles) out += ",profile";
   out += "\n";
   LossTally tally;
   std::map<std::string, int> seen;  // names must be unique in the CSV
@@ -181,6 +183,7 @@ std::string format_sbatch_trace(const Trace& t, const std::vector<std::string>& 
            csv_field(j.partition);
     if (starts) out += "," + (j.recorded_start ? seconds_text(*j.recorded_start) : std::string());
     if (states) out += std::string(",") + recorded_state_name(j.recorded_state);
+    if (profiles) out += "," + csv_field(j.profile);
     out += "\n";
     for (const auto& w : why) tally.add(w);
   }

@@ -17,6 +17,8 @@
 #include "sim/cluster/cluster_yaml.hpp"
 #include "sim/sched/simulation.hpp"
 #include "sim/workload/sbatch_options.hpp"
+#include "sim/workload/trace_readers.hpp"
+#include "sim/workload/trace_writers.hpp"
 #include "tests/unit/test_paths.hpp"
 
 using namespace gcsim;
@@ -219,4 +221,37 @@ TEST_CASE("the Simulation moves a running job's end when its speed changes", "[r
   REQUIRE(sim2.run().completed);
   REQUIRE(sim2.outcomes()[0].timed_out);
   REQUIRE(sim2.outcomes()[0].end == SimTime::seconds(60));
+}
+
+TEST_CASE("a trace's profile column picks the named profile before any rule", "[runtime][profile]") {
+  const ProfileSet set = parse_profiles(
+      "profiles:\n"
+      "  bert-large: {compute_s: 0.35, grad_bytes: 1.34GB, overlap: 0.6}\n"
+      "  resnet50: {compute_s: 0.12, grad_bytes: 100MB, overlap: 0.8}\n"
+      "rules:\n"
+      "  - {name: \"train*\", profile: resnet50}\n",
+      "profiles.yaml");
+  Diagnostics d;
+  const Trace t = parse_sbatch_trace(
+      "name,submit,duration,args,profile\n"
+      "train-a,0,3600,--gpus=8,bert-large\n"   // named and defined: the column wins over the rule
+      "train-b,0,3600,--gpus=8,\n"             // empty: the rule
+      "train-c,0,3600,--gpus=8,gpt-unknown\n"  // named but not defined: the rule
+      "other,0,3600,--gpus=8,\n",              // neither: the default by GPU count
+      "t.csv", d);
+  REQUIRE(t.jobs.size() == 4);
+  CHECK(t.jobs[0].profile == "bert-large");
+  CHECK(t.jobs[1].profile.empty());
+  CHECK(set.for_job(t.jobs[0]).name == "bert-large");
+  CHECK(set.for_job(t.jobs[0]).compute_s == Approx(0.35));
+  CHECK(set.for_job(t.jobs[1]).name == "resnet50");
+  CHECK(set.for_job(t.jobs[2]).name == "resnet50");
+  CHECK(set.for_job(t.jobs[3]).name == default_profile(8).name);
+
+  // The column survives `gcsim trace convert` to CSV and back.
+  std::vector<std::string> lost;
+  Diagnostics d2;
+  const Trace back = parse_sbatch_trace(format_sbatch_trace(t, {}, lost), "back.csv", d2);
+  REQUIRE(back.jobs.size() == 4);
+  for (size_t i = 0; i < 4; ++i) CHECK(back.jobs[i].profile == t.jobs[i].profile);
 }
