@@ -46,7 +46,9 @@ const std::vector<std::string> kClassKeys = {"phb", "node", "sys"};
 const std::vector<std::string> kPlatformKeys = {"sys_bandwidth", "h2d_remote", "d2h_remote", "h2d_remote_all_gpus",
                                                 "d2h_remote_all_gpus"};
 const std::vector<std::string> kCalKeys = {"schema_version", "source", "node_templates"};
-const std::vector<std::string> kCalTemplateKeys = {"platform", "copy", "gpus", "all_gpus", "loader", "gdr_factor"};
+const std::vector<std::string> kCalTemplateKeys = {"platform", "copy",       "gpus",  "all_gpus",
+                                                   "loader",   "gdr_factor", "memory"};
+const std::vector<std::string> kMemoryKeys = {"cpu_numa", "mem_numa", "triad", "latency_ns", "threads"};
 const std::vector<std::string> kCopyKeys = {"h2d_local", "h2d_remote", "d2h_local", "d2h_remote"};
 const std::vector<std::string> kGpuKeys = {"gpu", "h2d_local", "h2d_remote", "d2h_local", "d2h_remote"};
 const std::vector<std::string> kCalLoaderKeys = {"local", "remote"};
@@ -276,6 +278,38 @@ void HostLoader::load_template(const Entry& e, const HostParams& p, TemplateCali
         t.loader_rho = 1 - *rv / *lv;
     }
   }
+  if (const Entry* x = find(m, "memory"); x && sequence_or_error(*x)) {
+    std::map<std::pair<int, int>, int> seen;  // pair -> line
+    for (const auto& item : x->value) {
+      const EntryMap g = map_of(item, "a 'memory' entry", kMemoryKeys);
+      MemoryPairCalibration mp;
+      const Entry* cn = require(g, item, "cpu_numa", "a 'memory' entry");
+      const Entry* mn = require(g, item, "mem_numa", "a 'memory' entry");
+      const Entry* tr = require(g, item, "triad", "a 'memory' entry");
+      std::optional<int> ci, mi;
+      std::optional<double> tv;
+      if (cn) ci = get_int32(*cn, 0, 1023);
+      if (mn) mi = get_int32(*mn, 0, 1023);
+      if (tr) tv = bytes_per_s(*tr);
+      if (const Entry* l = find(g, "latency_ns"))
+        if (auto v = number_in(*l, 0, true, kInf, true)) mp.latency_ns = *v;
+      if (const Entry* th = find(g, "threads"))
+        if (auto v = get_int32(*th, 1, 1 << 20)) mp.threads = *v;
+      if (!ci || !mi || !tv) continue;
+      if (auto sn = seen.find({*ci, *mi}); sn != seen.end()) {
+        error(cn->value, "pair (cpu_numa " + std::to_string(*ci) + ", mem_numa " + std::to_string(*mi) +
+                             ") is listed twice in 'memory' (first at line " + std::to_string(sn->second) + ")");
+        continue;
+      }
+      seen[{*ci, *mi}] = line_of(cn->value);
+      mp.cpu_numa = *ci;
+      mp.mem_numa = *mi;
+      mp.triad_Bps = *tv;
+      auto same = [&](const MemoryPairCalibration& o) { return o.cpu_numa == mp.cpu_numa && o.mem_numa == mp.mem_numa; };
+      t.memory.erase(std::remove_if(t.memory.begin(), t.memory.end(), same), t.memory.end());
+      t.memory.push_back(mp);
+    }
+  }
   if (const Entry* x = find(m, "gdr_factor")) {
     const EntryMap c = map_of(x->value, "'gdr_factor'", kClassKeys);
     std::optional<double>* dst[] = {&t.gdr_phb, &t.gdr_node, &t.gdr_sys};
@@ -380,6 +414,32 @@ HostModel::HostModel(const HostParams& params, const NodeTemplate& tmpl, const N
       if (g >= topo.gpu_count())
         throw std::invalid_argument("host calibration for node template '" + tmpl.name + "' names GPU " +
                                     std::to_string(g) + "; the template has " + std::to_string(topo.gpu_count()));
+  // The probe's memory matrix: each socket's DRAM is the sum of its domains' local triad
+  // (DMA cannot pull more than the memory gives); a memory-bound loader on remote cores and
+  // memory runs at the remote / local triad ratio (rho = 1 - ratio).
+  dram_socket_Bps_.assign(static_cast<size_t>(std::max(1, tmpl.total_sockets())), params.dram_dma_per_socket_Bps);
+  if (cal_ && !cal_->memory.empty()) {
+    std::vector<double> sum(dram_socket_Bps_.size(), 0);
+    double local = 0, remote = 0;
+    int nl = 0, nr = 0;
+    for (const auto& mp : cal_->memory) {
+      if (mp.cpu_numa >= tmpl.numa_domains() || mp.mem_numa >= tmpl.numa_domains())
+        throw std::invalid_argument("host calibration for node template '" + tmpl.name + "' names NUMA domain " +
+                                    std::to_string(std::max(mp.cpu_numa, mp.mem_numa)) + "; the template has " +
+                                    std::to_string(tmpl.numa_domains()));
+      if (mp.cpu_numa == mp.mem_numa) {
+        sum[static_cast<size_t>(tmpl.socket_of_numa(mp.mem_numa))] += mp.triad_Bps;
+        local += mp.triad_Bps;
+        ++nl;
+      } else if (tmpl.socket_of_numa(mp.cpu_numa) != tmpl.socket_of_numa(mp.mem_numa)) {
+        remote += mp.triad_Bps;
+        ++nr;
+      }
+    }
+    for (size_t k = 0; k < sum.size(); ++k)
+      if (sum[k] > 0) dram_socket_Bps_[k] = sum[k];
+    if (nl > 0 && nr > 0 && local > 0) memory_rho_ = std::clamp(1 - (remote / nr) / (local / nl), 0.0, 0.95);
+  }
   local_edges_.resize(static_cast<size_t>(topo.gpu_count()));
   for (int g = 0; g < topo.gpu_count(); ++g) {
     const PathInfo p = topo.path(DeviceRef::gpu(g), DeviceRef::numa(topo.gpu_numa(g)));
@@ -515,7 +575,7 @@ std::vector<double> HostModel::copy_bandwidths_Bps(CopyDir dir, const std::vecto
     for (size_t d = 0; d < spread[i].size(); ++d) {
       if (spread[i][d] <= 0) continue;
       const size_t k = static_cast<size_t>(tmpl_->socket_of_numa(static_cast<int>(d)));
-      dram = std::min(dram, params_->dram_dma_per_socket_Bps / socket_load[k]);
+      dram = std::min(dram, dram_socket_Bps_[k] / socket_load[k]);
     }
     const double local = std::min(pcie, dram);
     out[i] = local * copy_factor(g, dir, spread[i], remote_streams);
@@ -578,8 +638,11 @@ double HostModel::loader_factor(const TaskBinding& task, double rho) const {
 double HostModel::loader_rho(LoaderKind kind) const {
   if (kind == LoaderKind::kComputeBound) return params_->rho_compute_bound;
   if (cal_ && cal_->loader_rho >= 0) return cal_->loader_rho;
+  if (memory_rho_ >= 0) return memory_rho_;
   return params_->rho_memory_bound;
 }
+
+double HostModel::dram_socket_Bps(int socket) const { return dram_socket_Bps_.at(static_cast<size_t>(socket)); }
 
 NicRoute HostModel::route(int gpu, int nic) const {
   NicRoute r;
@@ -637,7 +700,8 @@ double HostModel::inter_node_bandwidth_Bps(const NicRoute& r) const {
                    : r.cls == PathClass::kNode ? params_->gdr_staging.node
                                                : params_->gdr_staging.sys;
   const double eff = std::min(efficiency(r.gpu, CopyDir::kH2D), efficiency(r.gpu, CopyDir::kD2H));
-  double bw = std::min(share, params_->dram_dma_per_socket_Bps / (2.0 * std::max(1, r.staged_on_socket)));
+  const int socket = tmpl_->socket_of_numa(topo_->gpu_numa(r.gpu));
+  double bw = std::min(share, dram_socket_Bps(socket) / (2.0 * std::max(1, r.staged_on_socket)));
   const double raw = local_raw_Bps(r.gpu);
   if (std::isfinite(raw)) bw = std::min(bw, k * eff * raw);
   if (r.cls == PathClass::kSys) bw = std::min(bw, platform_->sys_bandwidth_Bps);

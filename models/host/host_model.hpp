@@ -48,6 +48,14 @@ struct GpuCopyCalibration {
   double d2h_local_Bps = 0, d2h_remote_Bps = 0;
 };
 
+/// One (CPU NUMA domain, memory NUMA domain) pair that `gcsim real probe` measured.
+struct MemoryPairCalibration {
+  int cpu_numa = 0, mem_numa = 0;
+  double triad_Bps = 0;    // STREAM triad, the domain's cores together
+  double latency_ns = 0;   // dependent loads (pointer chase), one core; 0 = not measured
+  int threads = 0;
+};
+
 /// What a calibration file says about one node template (0 / negative = not measured).
 struct TemplateCalibration {
   std::string platform;                      // "" = not set
@@ -57,6 +65,7 @@ struct TemplateCalibration {
   double d2h_remote_all_gpus = 0;
   double loader_rho = -1;                    // 1 - remote / local loader throughput
   std::optional<double> gdr_phb, gdr_node, gdr_sys;  // measured staged / GDR inter-node bandwidth
+  std::vector<MemoryPairCalibration> memory;  // probe's CPU-side matrix, later files replace pairs
   std::vector<std::string> sources;          // files (and their `source:` text) it came from
 };
 
@@ -199,6 +208,9 @@ class HostModel {
   [[nodiscard]] double loader_factor(const TaskBinding& task, double rho) const;
   /// rho for a pipeline kind; the template's measured rho replaces the memory-bound one.
   [[nodiscard]] double loader_rho(LoaderKind kind) const;
+  /// What DMA can pull from one socket's memory: the sum of the probe's local triad
+  /// figures over the socket's NUMA domains when calibrated, else dram_dma_per_socket.
+  [[nodiscard]] double dram_socket_Bps(int socket) const;
 
   /// Each GPU's NIC when the GPUs of `gpus` send at once: the NICs of its best path class,
   /// the least used of them so far, then the lowest index (GPUs in the order given).
@@ -234,6 +246,8 @@ class HostModel {
   const NodeTopology* topo_;
   const HostPlatform* platform_;
   const TemplateCalibration* cal_;             // nullptr = none
+  std::vector<double> dram_socket_Bps_;        // per socket: what DMA can pull from its memory
+  double memory_rho_ = -1;                     // loader rho from the probe's remote/local triad
   std::vector<std::vector<int>> local_edges_;  // per GPU: PCIe edge ids of its path to its NUMA domain
 };
 

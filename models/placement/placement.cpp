@@ -641,6 +641,12 @@ NodePlacement place_on_node(const ClusterState& state, int node, const NodeReque
 std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape, const ClusterState& state, int node,
                                                           int tasks, int gpus) const {
   if (shape.exclusive && !state.idle(node)) return std::nullopt;
+  NodePlacement p = place_on_node(state, node, node_request(shape, state.cluster().tmpl(node), tasks, gpus), mode_);
+  if (!p.fits) return std::nullopt;
+  return p.alloc;
+}
+
+NodeRequest node_request(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus) {
   NodeRequest r;
   r.tasks = tasks;
   r.cpus_per_task = shape.cpus_per_task;
@@ -654,10 +660,8 @@ std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape,
   r.gpu_bind = shape.gpu_bind;
   r.distribution = shape.distribution;
   r.tasks_per_node_given = shape.tasks_per_node > 0;
-  r.mem_mb = node_memory_mb(shape, state.cluster().tmpl(node), tasks, gpus);
-  NodePlacement p = place_on_node(state, node, r, mode_);
-  if (!p.fits) return std::nullopt;
-  return p.alloc;
+  r.mem_mb = node_memory_mb(shape, t, tasks, gpus);
+  return r;
 }
 
 int64_t slurm_sched_weight(const JobShape& shape, const ClusterState& state, int node) {

@@ -20,6 +20,7 @@
 
 #include "sim/cluster/cluster.hpp"
 #include "sim/placement/allocator.hpp"
+#include "sim/placement/job_shape.hpp"
 #include "sim/placement/node_state.hpp"
 
 namespace gcsim {
@@ -63,6 +64,10 @@ struct NodePlacement {
 [[nodiscard]] NodePlacement place_on_template(const NodeTemplate& t, const std::vector<uint8_t>& core_free,
                                               uint64_t gpu_free, int64_t free_mem_mb, const NodeRequest& req,
                                               PlacementMode mode);
+
+/// What `tasks` tasks and `gpus` GPUs of `shape` ask of one node of template `t`
+/// (memory from the job's --mem* options or the defaults).
+[[nodiscard]] NodeRequest node_request(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus);
 
 /// Allocator over the placement library: the node loop of NodeLoopAllocator with
 /// place_on_node choosing inside each node.

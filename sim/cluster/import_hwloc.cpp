@@ -725,6 +725,25 @@ HwlocImport import_hwloc_xml_detailed(const std::string& path, Diagnostics& warn
   return import_hwloc_topology_detailed(topo, path, warnings);
 }
 
+HwlocImport discover_this_machine(const std::string& name, Diagnostics& warnings, std::vector<int>* allowed_pus) {
+  const SourceLoc loc{"<this machine>", 0, 0};
+  hwloc_topology_t topo = nullptr;
+  if (hwloc_topology_init(&topo) != 0) throw InputError(loc, "hwloc_topology_init failed");
+  std::unique_ptr<hwloc_topology, void (*)(hwloc_topology_t)> guard(topo, hwloc_topology_destroy);
+  hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+  hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (hwloc_topology_load(topo) != 0)
+    throw InputError(loc, "hwloc cannot discover this machine: " + std::string(std::strerror(errno)));
+  if (allowed_pus) {
+    allowed_pus->clear();
+    const hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topo);
+    for (int i = hwloc_bitmap_first(allowed); i >= 0; i = hwloc_bitmap_next(allowed, i)) allowed_pus->push_back(i);
+  }
+  HwlocImport out = import_hwloc_topology_detailed(topo, name, warnings);
+  out.node.name = name;
+  return out;
+}
+
 NodeTemplate import_hwloc_xml(const std::string& path, Diagnostics& warnings) {
   return import_hwloc_xml_detailed(path, warnings).node;
 }

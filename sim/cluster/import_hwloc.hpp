@@ -70,6 +70,14 @@ struct HwlocImport {
 [[nodiscard]] HwlocImport import_hwloc_topology_detailed(hwloc_topology_t topo, const std::string& source,
                                                          Diagnostics& warnings);
 
+/// This machine as hwloc discovers it, for the real mode (`gcsim real`). The whole
+/// machine is loaded (HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) so that the node keeps its
+/// regular layout inside a restricted cpuset; what this process may use is returned
+/// apart: `allowed_pus` = OS ids of hwloc's allowed cpuset (the cgroup cpuset), sorted.
+/// The node template is named `name`. Throws InputError when hwloc cannot load it.
+[[nodiscard]] HwlocImport discover_this_machine(const std::string& name, Diagnostics& warnings,
+                                                std::vector<int>* allowed_pus);
+
 /// GRES type from a GPU model: the bracketed marketing name when there is one
 /// ("Vega 20 WKS GL-XE [Radeon Pro VII]" -> "Radeon Pro VII"), lowercased, a leading
 /// "nvidia " or "amd " dropped, every run of characters other than [a-z0-9.-] turned into

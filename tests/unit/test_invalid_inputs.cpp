@@ -19,23 +19,8 @@ using gcsim::test::src;
 
 namespace {
 
-struct Proc {
-  int status = -1;
-  std::string output;
-};
-
-Proc run_shell(const std::string& cmd) {
-  Proc p;
-  FILE* f = ::popen(cmd.c_str(), "r");
-  REQUIRE(f != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) p.output.append(buf.data(), n);
-  const int st = ::pclose(f);
-  p.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return p;
-}
-
+using gcsim::test::Proc;
+using gcsim::test::run_shell;
 
 }  // namespace
 

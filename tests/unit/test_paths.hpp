@@ -1,7 +1,12 @@
 // Paths the tests share: the source tree (fixtures) and the built gcsim binary.
 #pragma once
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
 #include <fstream>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 
@@ -22,6 +27,23 @@ inline std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+/// What a shell command printed on stdout and its exit status (-1: killed by a signal).
+struct Proc {
+  int status = -1;
+  std::string output;
+};
+inline Proc run_shell(const std::string& cmd) {
+  Proc p;
+  FILE* f = ::popen(cmd.c_str(), "r");
+  if (!f) throw std::runtime_error("popen failed: " + cmd);
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) p.output.append(buf.data(), n);
+  const int st = ::pclose(f);
+  p.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return p;
 }
 
 /// The first error of an InputError as `file:line:col: error: message`.

@@ -155,6 +155,7 @@ struct RunArgs {
   std::vector<std::string> set;
   WindowArgs window;
   std::string runtime_model = "none", profiles, reference = "ideal", nccl_tuning, host_params;
+  std::vector<std::string> host_calibration;
   bool no_contention = false;
 };
 
@@ -227,6 +228,9 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
   std::optional<HostParams> host;
   ProfileSet profiles;
   std::unique_ptr<StepRuntimeModel> runtime;
+  if (a.runtime_model != "step" && !a.host_calibration.empty())
+    throw InputError(SourceLoc{"<command line>", 0, 0},
+                     "--host-calibration is read by the step runtime model: add --runtime-model step");
   if (a.runtime_model == "step") {
     const std::string tpath = a.nccl_tuning.empty() ? shipped_config("nccl/default.yaml") : a.nccl_tuning;
     const std::string hpath = a.host_params.empty() ? shipped_config("host/default.yaml") : a.host_params;
@@ -234,6 +238,10 @@ int cmd_run(const RunArgs& a, const std::vector<std::string>& argv) {
     host = load_host_params(hpath);
     m.inputs.push_back({"nccl-tuning", tpath, file_sha256(tpath)});
     m.inputs.push_back({"host-params", hpath, file_sha256(hpath)});
+    for (const auto& cpath : a.host_calibration) {
+      host = apply_host_calibration(std::move(*host), cpath);
+      m.inputs.push_back({"host-calibration", cpath, file_sha256(cpath)});
+    }
     if (!a.profiles.empty()) {
       profiles = load_profiles(a.profiles);
       m.inputs.push_back({"profiles", a.profiles, file_sha256(a.profiles)});
@@ -357,6 +365,8 @@ std::vector<std::pair<int, std::string>> template_groups(const Cluster& c) {
   return out;
 }
 
+}  // namespace
+
 int cmd_topo(const Cluster& c, const std::string& node, const std::string& format) {
   std::vector<std::pair<int, std::string>> groups;
   if (!node.empty()) {
@@ -384,8 +394,6 @@ int cmd_topo(const Cluster& c, const std::string& node, const std::string& forma
   }
   return 0;
 }
-
-}  // namespace
 
 int run_cli(const std::vector<std::string>& args) {
   CLI::App app{"gcsim: a discrete-event simulator of GPU clusters run by Slurm", "gcsim"};
@@ -427,6 +435,8 @@ int run_cli(const std::vector<std::string>& args) {
   run->add_flag("--no-contention", ra.no_contention, "step model: jobs never slow each other on shared links");
   run->add_option("--nccl-tuning", ra.nccl_tuning, "step model: NCCL tuning YAML (default configs/nccl/default.yaml)");
   run->add_option("--host-params", ra.host_params, "step model: host/NUMA parameters (default configs/host/default.yaml)");
+  run->add_option("--host-calibration", ra.host_calibration,
+                  "step model: measured host figures over the parameters, as `gcsim real probe` writes them (repeatable)");
 
   std::string sinfo_cluster;
   auto* sinfo = app.add_subcommand("sinfo", "print the per-node breakdown as sinfo -N -o \"%N %P %c %m %G\" does");
@@ -448,8 +458,18 @@ int run_cli(const std::vector<std::string>& args) {
   add_trace_commands(app);
   add_nccl_commands(app);
   add_calibrate_commands(app);
+  add_real_commands(app);
 
-  std::vector<std::string> rev(args.rbegin(), args.rend() - 1);
+  // `gcsim real exec|bind ... -- CMD ARGS`: the command is not for CLI11.
+  std::vector<std::string> own = args;
+  if (args.size() > 2 && args[1] == "real") {
+    auto dd = std::find(own.begin(), own.end(), "--");
+    if (dd != own.end()) {
+      set_real_command(std::vector<std::string>(dd + 1, own.end()));
+      own.erase(dd, own.end());
+    }
+  }
+  std::vector<std::string> rev(own.rbegin(), own.rend() - 1);
   try {
     app.parse(rev);
   } catch (const CLI::CallForHelp& e) {
@@ -467,6 +487,7 @@ int run_cli(const std::vector<std::string>& args) {
     if (const int rc = run_trace_command(); rc >= 0) return rc;
     if (const int rc = run_nccl_command(); rc >= 0) return rc;
     if (const int rc = run_calibrate_command(); rc >= 0) return rc;
+    if (const int rc = run_real_command(); rc >= 0) return rc;
     if (*sinfo) {
       std::cout << format_sinfo(load_cluster(sinfo_cluster));
       return 0;

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/cluster/cluster.hpp"
 #include "sim/workload/job.hpp"
@@ -54,5 +55,14 @@ int run_nccl_command();
 /// `gcsim calibrate nccl`: the same pattern.
 void add_calibrate_commands(CLI::App& app);
 int run_calibrate_command();
+
+/// `gcsim topo`'s output for a cluster: the nvidia-smi matrix, gres.conf or NodeName lines.
+int cmd_topo(const Cluster& c, const std::string& node, const std::string& format);
+
+/// `gcsim real topo|place|exec|bind|probe` (tools/gcsim/real_cmd.cpp). run_cli hands the
+/// words after `--` over with set_real_command before parsing the rest.
+void add_real_commands(CLI::App& app);
+void set_real_command(std::vector<std::string> cmd);
+int run_real_command();
 
 }  // namespace gcsim
