@@ -11,6 +11,8 @@ case "$mode" in run|test|build) ;; *) echo "usage: $0 run|test|build" >&2; exit 
 
 packages=(cmake ninja-build g++ pkg-config git zlib1g-dev libyaml-cpp-dev libcli11-dev catch2
           libbenchmark-dev libboost-graph-dev libeigen3-dev libhwloc-dev libnuma-dev)
+# The tests also run a real Slurm on loopback (tools/slurm/local_slurm.sh).
+if [[ "$mode" == test ]]; then packages+=(slurmctld slurmd slurm-client); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
