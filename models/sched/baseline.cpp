@@ -13,8 +13,17 @@ void FcfsPolicy::schedule(SchedContext& ctx) {
   }
 }
 
-void EasyPolicy::schedule(SchedContext& ctx) {
-  const std::vector<int> queue = ctx.pending();
+void EasyPolicy::schedule(SchedContext& ctx) { easy_pass(ctx, ctx.pending()); }
+
+void SjfPolicy::schedule(SchedContext& ctx) {
+  std::vector<int> queue = ctx.pending();
+  // Shortest time limit first; the kernel's queue order (submit, id) breaks ties.
+  std::stable_sort(queue.begin(), queue.end(),
+                   [&](int a, int b) { return ctx.shape(a).time_limit < ctx.shape(b).time_limit; });
+  easy_pass(ctx, queue);
+}
+
+void easy_pass(SchedContext& ctx, const std::vector<int>& queue) {
   const Allocator& alloc = ctx.allocator();
   size_t i = 0;
   for (; i < queue.size(); ++i) {

@@ -3,6 +3,9 @@
 //  easy - EASY backfill (Lifka 1995; Mu'alem & Feitelson 2001): the head job gets a
 //         reservation at the earliest time enough running jobs will have ended (by their
 //         time limits); later jobs start now only if they do not delay that reservation.
+//  sjf  - shortest-job-first: the queue ordered by time limit (the estimate users give;
+//         the kernel's order breaks ties), then EASY backfill over that order. A research
+//         policy written against the same Policy interface, touching no kernel code.
 #pragma once
 
 #include "sim/sched/policy.hpp"
@@ -23,5 +26,18 @@ class EasyPolicy final : public Policy {
   }
   void schedule(SchedContext& ctx) override;
 };
+
+class SjfPolicy final : public Policy {
+ public:
+  [[nodiscard]] std::string name() const override { return "sjf"; }
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> parameters() const override {
+    return {{"order", "time_limit"}, {"backfill", "easy"}};
+  }
+  void schedule(SchedContext& ctx) override;
+};
+
+/// One EASY pass over `queue` (pending jobs in the order to serve them): start from the
+/// front while jobs fit, reserve for the first that does not, backfill the rest around it.
+void easy_pass(SchedContext& ctx, const std::vector<int>& queue);
 
 }  // namespace gcsim

@@ -8,6 +8,7 @@ const std::vector<PolicyInfo>& policy_list() {
   static const std::vector<PolicyInfo> list = {
       {"fcfs", "strict first-come first-served; the first job that does not fit blocks the queue"},
       {"easy", "EASY backfill: one reservation for the queue head, later jobs may not delay it"},
+      {"sjf", "shortest-job-first by time limit, with EASY backfill for the first job that does not fit"},
       {"slurm", "Slurm 22.05-23.11: main loop + backfill reservations, multifactor priority, cons_tres, topology/tree"},
   };
   return list;
@@ -16,6 +17,7 @@ const std::vector<PolicyInfo>& policy_list() {
 std::unique_ptr<Policy> make_policy(const std::string& name) {
   if (name == "fcfs") return std::make_unique<FcfsPolicy>();
   if (name == "easy") return std::make_unique<EasyPolicy>();
+  if (name == "sjf") return std::make_unique<SjfPolicy>();
   if (name == "slurm") {
     Diagnostics ignored;
     return make_policy(name, SlurmPolicyInputs{}, ignored);
