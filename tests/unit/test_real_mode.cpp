@@ -26,6 +26,7 @@
 #include "sim/sched/simulation.hpp"
 #include "sim/workload/sbatch_options.hpp"
 #include "tests/unit/test_paths.hpp"
+#include "sim/cluster/import_nvidia_smi.hpp"
 #include "tools/real/real_mode.hpp"
 
 using namespace gcsim;
@@ -76,7 +77,7 @@ TEST_CASE("real exec runs one child per task, each on its own CPU", "[real]") {
     const auto at = p.output.find(label + "Cpus_allowed_list:");
     REQUIRE(at != std::string::npos);
     const std::string list = cpus_allowed(p.output.substr(at));
-    auto ids = real::parse_id_list(list);
+    auto ids = parse_cpu_list(list);
     REQUIRE(ids);
     CHECK(ids->size() == 1);  // one CPU per task
     CHECK(std::binary_search(aff.begin(), aff.end(), ids->front()));
@@ -167,7 +168,7 @@ TEST_CASE("real bind picks each task's GPU and the cores next to it (g4dn.metal,
   // Its CPUs: one core (two hyperthreads) on GPU 6's NUMA domain (socket 1: 24-47,72-95).
   Diagnostics w;
   const real::Machine m = real::load_machine(xml, w);
-  auto cpus = real::parse_id_list(v["GCSIM_BIND_CPUS"]);
+  auto cpus = parse_cpu_list(v["GCSIM_BIND_CPUS"]);
   REQUIRE(cpus);
   CHECK(cpus->size() == 2);
   for (int c : *cpus) CHECK(((c >= 24 && c <= 47) || (c >= 72 && c <= 95)));

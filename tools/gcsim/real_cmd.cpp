@@ -9,6 +9,7 @@
 #include "sim/io/run_outputs.hpp"
 #include "tools/gcsim/cli_common.hpp"
 #include "tools/real/probe.hpp"
+#include "sim/cluster/import_nvidia_smi.hpp"
 #include "tools/real/real_mode.hpp"
 
 extern char** environ;
@@ -42,7 +43,7 @@ void print_notes(const real::Machine& m, const Diagnostics& w, const char* cmd) 
 real::Machine machine_for(const RealArgs& a, Diagnostics& w) {
   real::Machine m = real::load_machine(a.topology_file, w);
   if (!a.cpuset.empty()) {
-    auto ids = real::parse_id_list(a.cpuset);
+    auto ids = parse_cpu_list(a.cpuset);
     if (!ids) throw InputError(kCli, "--cpuset '" + a.cpuset + "' is not a CPU list such as 0-3,8");
     real::restrict_pus(m, *ids);
     m.notes.push_back("--cpuset " + a.cpuset + ": CPUs " + real::format_id_ranges(m.allowed_pus) + " usable");

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "sim/cluster/import_hwloc.hpp"
+#include "sim/cluster/import_nvidia_smi.hpp"  // parse_cpu_list
 #include "sim/core/hostlist.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/placement/job_shape.hpp"
@@ -51,7 +52,6 @@ std::string join(const std::vector<int>& v, const char* sep = ",") {
 Machine make_machine(HwlocImport imp, const std::string& name, const std::string& source) {
   Machine m;
   const int gpus = static_cast<int>(imp.node.gpus.size());
-  m.gpu_cores = std::move(imp.gpu_cores);
   m.cluster = make_homogeneous_cluster(name, std::move(imp.node), 1, source);
   m.cluster.nodes[0].name = name;
   m.cluster.index();
@@ -70,12 +70,9 @@ int64_t parse_int(const std::map<std::string, std::string>& env, const std::stri
     if (required) throw InputError(kCli, key + " is not set: run 'gcsim real bind' under srun");
     return fallback;
   }
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(it->second.c_str(), &end, 10);
-  if (errno || end == it->second.c_str() || *end || v < 0)
-    throw InputError(kCli, key + "='" + it->second + "' is not a non-negative integer");
-  return v;
+  const auto v = parse_integer(it->second);
+  if (!v || *v < 0) throw InputError(kCli, key + "='" + it->second + "' is not a non-negative integer");
+  return *v;
 }
 
 }  // namespace
@@ -109,40 +106,6 @@ std::vector<int> current_affinity() {
   }
 }
 
-std::optional<std::vector<int>> parse_id_list(const std::string& s) {
-  std::vector<int> out;
-  size_t i = 0;
-  auto number = [&](int& v) {
-    if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-    long long x = 0;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
-      x = x * 10 + (s[i++] - '0');
-      if (x > (1 << 24)) return false;
-    }
-    v = static_cast<int>(x);
-    return true;
-  };
-  while (i < s.size()) {
-    int a = 0, b = 0;
-    if (!number(a)) return std::nullopt;
-    b = a;
-    if (i < s.size() && s[i] == '-') {
-      ++i;
-      if (!number(b) || b < a) return std::nullopt;
-    }
-    for (int x = a; x <= b; ++x) out.push_back(x);
-    if (i < s.size()) {
-      if (s[i] != ',') return std::nullopt;
-      ++i;
-      if (i == s.size()) return std::nullopt;
-    }
-  }
-  if (out.empty()) return std::nullopt;
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 std::string format_id_ranges(const std::vector<int>& ids) {
   const std::string s = format_id_list(ids);
   return s.empty() ? "-" : s;
@@ -171,7 +134,7 @@ Machine load_machine(const std::string& topology_file, Diagnostics& warnings) {
   if (m.tmpl().gpus.empty()) {
     m.notes.push_back("no GPUs found: CPU-only placement");
   } else if (const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES")) {
-    if (auto ids = parse_id_list(cvd)) {
+    if (auto ids = parse_cpu_list(cvd)) {
       restrict_gpus(m, *ids);
       m.notes.push_back(std::string("CUDA_VISIBLE_DEVICES=") + cvd + ": only those GPUs are used");
     }
@@ -523,25 +486,20 @@ BindDecision decide_bind(const Machine& m, const std::map<std::string, std::stri
   std::string gpu_key;
   for (const char* k : {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS"})
     if (auto it = env.find(k); gpu_key.empty() && it != env.end() && !it->second.empty()) {
-      auto ids = parse_id_list(it->second);
+      auto ids = parse_cpu_list(it->second);
       if (!ids) throw InputError(kCli, std::string(k) + "='" + it->second + "' is not a list of GPU indices");
       physical = *ids;
       gpu_key = k;
     }
   if (auto it = env.find("CUDA_VISIBLE_DEVICES"); it != env.end() && !it->second.empty()) {
-    size_t s = 0;
     const std::string& v = it->second;
-    while (s <= v.size()) {
-      const size_t e = v.find(',', s);
-      visible.push_back(v.substr(s, e == std::string::npos ? std::string::npos : e - s));
-      if (e == std::string::npos) break;
-      s = e + 1;
-    }
+    for (std::string_view x : split(v, ',')) visible.emplace_back(trim(x));
     if (gpu_key.empty()) {
-      auto ids = parse_id_list(v);
-      if (!ids) throw InputError(kCli, "CUDA_VISIBLE_DEVICES='" + v + "' is not a list of GPU indices");
-      physical.clear();
-      for (const auto& x : visible) physical.push_back(std::stoi(x));
+      for (const auto& x : visible) {
+        const auto g = parse_integer(x);
+        if (!g || *g < 0 || *g > 63) throw InputError(kCli, "CUDA_VISIBLE_DEVICES='" + v + "' is not a list of GPU indices");
+        physical.push_back(static_cast<int>(*g));
+      }
       gpu_key = "CUDA_VISIBLE_DEVICES";
     }
   }

@@ -27,7 +27,6 @@ namespace gcsim::real {
 /// One machine: this one (live) or an hwloc XML, and what this process may use of it.
 struct Machine {
   Cluster cluster;                          // one node, one default partition
-  std::vector<std::vector<int>> gpu_cores;  // per GPU: its local abstract cores (gres.conf Cores=)
   std::vector<int> allowed_pus;             // OS PU ids this process may use, sorted
   std::vector<int> allowed_gpus;            // GPU indices it may use, sorted
   bool live = true;                         // false: --topology-file (nothing is bound)
@@ -122,8 +121,8 @@ struct BindDecision {
 /// "2(x3),1" (SLURM_TASKS_PER_NODE) -> {2, 2, 2, 1}; std::nullopt when malformed.
 [[nodiscard]] std::optional<std::vector<int>> expand_tasks_per_node(const std::string& s);
 
-/// "0-3,8,10-11" -> sorted ids; std::nullopt when malformed.
-[[nodiscard]] std::optional<std::vector<int>> parse_id_list(const std::string& s);
+/// Sorted ids as "0-3,8,10-11" (format_id_list), "-" when empty. CPU lists are read
+/// with parse_cpu_list (sim/cluster/import_nvidia_smi.hpp).
 [[nodiscard]] std::string format_id_ranges(const std::vector<int>& ids);
 
 }  // namespace gcsim::real
