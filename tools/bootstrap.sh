@@ -11,8 +11,9 @@ case "$mode" in run|test|build) ;; *) echo "usage: $0 run|test|build" >&2; exit 
 
 packages=(cmake ninja-build g++ pkg-config git zlib1g-dev libyaml-cpp-dev libcli11-dev catch2
           libbenchmark-dev libboost-graph-dev libeigen3-dev libhwloc-dev libnuma-dev)
-# The tests also run a real Slurm on loopback (tools/slurm/local_slurm.sh).
-if [[ "$mode" == test ]]; then packages+=(slurmctld slurmd slurm-client); fi
+# The tests also run a real Slurm on loopback (tools/slurm/local_slurm.sh) and render
+# the compare report in headless Chromium (tests/report/).
+if [[ "$mode" == test ]]; then packages+=(slurmctld slurmd slurm-client chromium); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,10 +38,15 @@ cmake --build build -j "$jobs"
 
 case "$mode" in
   run)
-    # The bundled default: a 32-node DGX A100 pod running two weeks of real
-    # Microsoft Philly multi-GPU jobs (traces/README.md) under EASY backfill.
-    ./build/gcsim run --cluster configs/dgx-a100-pod.yaml --trace traces/philly-d07-d21.csv \
-      --start 2017-09-25T05:25:35 --policy easy --out runs/default
+    # The bundled default: a 32-node DGX A100 pod running two weeks of real Microsoft
+    # Philly multi-GPU jobs (traces/README.md) under EASY backfill, compared three ways:
+    # NUMA-bound, unbound and Kubernetes-style (Topology Manager "none") placement, with
+    # the step runtime model and input-bound training profiles (configs/profiles/).
+    ./build/gcsim compare --cluster configs/dgx-a100-pod.yaml --trace traces/philly-d07-d21.csv \
+      --start 2017-09-25T05:25:35 --policy easy --runtime-model step \
+      --profiles configs/profiles/input-bound.yaml \
+      --variant numa-bound:binding=numa-bound --variant unbound:binding=unbound \
+      --variant k8s-none:binding=k8s-none --out runs/default
     ;;
   test)
     ctest --test-dir build --output-on-failure -j "$jobs"

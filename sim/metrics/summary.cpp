@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace gcsim {
@@ -12,6 +13,15 @@ double quantile_sorted(const std::vector<double>& v, double q) {
   const size_t lo = static_cast<size_t>(std::floor(pos));
   const size_t hi = std::min(lo + 1, v.size() - 1);
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+std::string human_duration(double s) {
+  char buf[64];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  else if (s < 86400 * 2) std::snprintf(buf, sizeof buf, "%.2f h", s / 3600);
+  else std::snprintf(buf, sizeof buf, "%.2f d", s / 86400);
+  return buf;
 }
 
 Summary summarize(const Cluster& cluster, const Trace& trace, const std::vector<JobOutcome>& out) {

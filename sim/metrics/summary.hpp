@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/cluster/cluster.hpp"
@@ -32,6 +33,9 @@ struct Summary {
 
 /// Linear-interpolation quantile (numpy's default) of a sorted vector; 0 for empty.
 [[nodiscard]] double quantile_sorted(const std::vector<double>& v, double q);
+
+/// "42 s", "3.5 min", "1.25 h", "2.50 d": how reports and the CLI print durations.
+[[nodiscard]] std::string human_duration(double seconds);
 
 [[nodiscard]] Summary summarize(const Cluster& cluster, const Trace& trace, const std::vector<JobOutcome>& out);
 

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/input_file.hpp"
 #include "sim/metrics/summary.hpp"
 #include "sim/workload/trace_writers.hpp"
 
@@ -341,20 +342,6 @@ std::string trace_stats_json(const TraceStats& s) {
 
 namespace {
 
-std::string xml_text(const std::string& v) {
-  std::string o;
-  for (char c : v) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
-
 constexpr int kWidth = 760;
 constexpr int kPanelHeight = 300;
 constexpr int kLeft = 70, kRight = 20, kTop = 40, kPlotHeight = 180;
@@ -362,7 +349,7 @@ constexpr int kLeft = 70, kRight = 20, kTop = 40, kPlotHeight = 180;
 std::string svg_text(double x, double y, const std::string& text, const char* anchor, int size,
                      const std::string& extra = "") {
   return "<text x=\"" + fixed(x, 1) + "\" y=\"" + fixed(y, 1) + "\" text-anchor=\"" + anchor + "\" font-size=\"" +
-         std::to_string(size) + "\"" + extra + ">" + xml_text(text) + "</text>\n";
+         std::to_string(size) + "\"" + extra + ">" + xml_escape(text) + "</text>\n";
 }
 
 // One bar chart in a horizontal band starting at `y0`: labelled bars, counts above
@@ -389,7 +376,7 @@ std::string bar_panel(int y0, const std::string& title, const std::string& x_tit
     const double x = kLeft + slot * static_cast<double>(i) + slot * 0.1;
     const double w = slot * 0.8;
     o += "<rect x=\"" + fixed(x, 1) + "\" y=\"" + fixed(base - h, 1) + "\" width=\"" + fixed(w, 1) +
-         "\" height=\"" + fixed(h, 1) + "\" fill=\"#4c72b0\"><title>" + xml_text(bars[i].first) + ": " +
+         "\" height=\"" + fixed(h, 1) + "\" fill=\"#4c72b0\"><title>" + xml_escape(bars[i].first) + ": " +
          std::to_string(bars[i].second) + "</title></rect>\n";
     o += svg_text(x + w / 2, base - h - 4, std::to_string(bars[i].second), "middle", 10);
     o += svg_text(x + w / 2, base + 16, bars[i].first, "middle", 10);
@@ -408,7 +395,7 @@ std::string trace_stats_svg(const TraceStats& s) {
   std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(kWidth) + "\" height=\"" +
                   std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(kWidth) + " " +
                   std::to_string(height) + "\" font-family=\"sans-serif\">\n";
-  o += "<title>" + xml_text("trace statistics: " + s.path) + "</title>\n";
+  o += "<title>" + xml_escape("trace statistics: " + s.path) + "</title>\n";
   o += "<rect x=\"0\" y=\"0\" width=\"" + std::to_string(kWidth) + "\" height=\"" + std::to_string(height) +
        "\" fill=\"white\"/>\n";
   o += bar_panel(0, "GPUs per job (" + std::to_string(s.jobs) + " jobs)", "GPUs per job (requested)", gpus);

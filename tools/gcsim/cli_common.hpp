@@ -65,4 +65,8 @@ void add_real_commands(CLI::App& app);
 void set_real_command(std::vector<std::string> cmd);
 int run_real_command();
 
+/// `gcsim compare` (tools/gcsim/compare_cmd.cpp): the same pattern; `argv` goes to the manifest.
+void add_compare_commands(CLI::App& app);
+int run_compare_command(const std::vector<std::string>& argv);
+
 }  // namespace gcsim

@@ -1,0 +1,33 @@
+// Variants for `gcsim compare` and `gcsim sweep`: "NAME:key=value,key=value" changes a
+// copy of the base RunSpec. Keys:
+//   policy=NAME  binding=MODE  seed=N  runtime=none|step  profiles=FILE
+//   reference=ideal|as-recorded  contention=on|off  scale=X (arrival rate x X)
+//   nodes=N  nodes+=N  nodes-=N  nic=RATE (every NIC, e.g. 400Gbps)
+//   any other key: a slurm policy SchedulerParameters/priority option (bf_window=2880),
+//   accepted only when the variant's policy is slurm.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tools/gcsim/run_core.hpp"
+
+namespace gcsim {
+
+struct Variant {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> settings;  // as given, in order
+  [[nodiscard]] std::string settings_text() const;            // "binding=unbound,scale=1.5"
+};
+
+/// Parses "NAME:k=v,..." (a bare "NAME" is the base run). Errors go to `d` at `where`.
+[[nodiscard]] Variant parse_variant(const std::string& text, Diagnostics& d, const SourceLoc& where);
+
+/// The base spec with the variant's settings applied; errors go to `d`.
+[[nodiscard]] RunSpec apply_variant(const RunSpec& base, const Variant& v, Diagnostics& d, const SourceLoc& where);
+
+/// The directory-safe check for variant and grid-point names.
+[[nodiscard]] bool valid_variant_name(const std::string& name);
+
+}  // namespace gcsim
