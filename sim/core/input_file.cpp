@@ -232,6 +232,13 @@ std::string format_id_list(const std::vector<int>& ids) {
   return out;
 }
 
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
 std::string xml_escape(std::string_view s) {
   std::string o;
   o.reserve(s.size());

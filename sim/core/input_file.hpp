@@ -36,6 +36,8 @@ struct CsvCell {
 [[nodiscard]] std::optional<int64_t> parse_integer(std::string_view s);
 /// A finite, non-negative decimal number filling all of `s` (after trimming), else std::nullopt.
 [[nodiscard]] std::optional<double> parse_non_negative_number(std::string_view s);
+/// A CSV field: as is, or in double quotes (inner quotes doubled) when it holds , " or a newline.
+[[nodiscard]] std::string csv_field(const std::string& s);
 /// Escapes &, <, >, " and ' for XML and HTML text and attributes.
 [[nodiscard]] std::string xml_escape(std::string_view s);
 /// Slurm's bit_fmt: sorted ids, runs of two or more written `a-b` ("0-3,8,10-11").

@@ -39,13 +39,6 @@ struct Table {
   std::vector<std::vector<Cell>> rows;
 };
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
-
 std::string to_csv(const Table& t) {
   std::string o;
   for (size_t i = 0; i < t.csv_header.size(); ++i) o += (i ? "," : "") + csv_field(t.csv_header[i]);

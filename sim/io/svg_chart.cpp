@@ -105,6 +105,7 @@ std::string svg_line_chart(const LineChart& c) {
   const double ylo = c.y_min;
   double ytop = c.y_max >= c.y_min ? c.y_max : (std::isfinite(yhi) ? yhi : 1);
   if (ytop <= ylo) ytop = ylo + 1;
+  if (c.y_max < c.y_min) ytop = std::max(ytop, nice_ticks(ylo, ytop).back());  // up to a round tick
   auto fx = [&](double x) {
     const double f = c.log_x ? (x <= 0 ? 0 : (std::log10(x) - std::log10(xlo)) / (std::log10(xhi) - std::log10(xlo)))
                              : (x - xlo) / (xhi - xlo);
@@ -141,6 +142,9 @@ std::string svg_line_chart(const LineChart& c) {
       else d += " L" + num(x) + " " + num(y);
     }
     o += "<path d=\"" + d + "\" fill=\"none\" stroke=\"" + kColours[i % 8] + "\" stroke-width=\"2\"/>\n";
+    if (!c.step && pts.size() <= 40)  // few points (a sweep's grid): mark each
+      for (const auto& [x, y] : pts)
+        o += "<circle cx=\"" + num(fx(x)) + "\" cy=\"" + num(fy(y)) + "\" r=\"3\" fill=\"" + kColours[i % 8] + "\"/>\n";
   }
   o += legend(c.series);
   return o + "</svg>\n";

@@ -110,6 +110,7 @@ VariantMetrics variant_metrics(const std::string& name, const std::string& setti
   v.name = name;
   v.settings = settings;
   v.summary = summarize(cluster, trace, outcomes);
+  v.nodes = static_cast<int64_t>(cluster.nodes.size());
   v.jobs.resize(trace.jobs.size());
   std::vector<double> inf;
   for (size_t j = 0; j < trace.jobs.size(); ++j) {

@@ -31,6 +31,7 @@ struct VariantMetrics {
   std::string name;
   std::string settings;      // "binding=unbound,policy=easy": what the variant changed
   Summary summary;
+  int64_t nodes = 0;            // of the cluster as the variant ran it
   double throughput_per_h = 0;  // finished jobs per hour of makespan
   double inflation_mean = 1, inflation_p95 = 1;
   int64_t gpu_jobs = 0;         // started jobs holding a GPU

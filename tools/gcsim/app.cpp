@@ -193,6 +193,7 @@ int run_cli(const std::vector<std::string>& args) {
   add_calibrate_commands(app);
   add_real_commands(app);
   add_compare_commands(app);
+  add_sweep_commands(app);
 
   // `gcsim real exec|bind ... -- CMD ARGS`: the command is not for CLI11.
   std::vector<std::string> own = args;
@@ -223,6 +224,7 @@ int run_cli(const std::vector<std::string>& args) {
     if (const int rc = run_calibrate_command(); rc >= 0) return rc;
     if (const int rc = run_real_command(); rc >= 0) return rc;
     if (const int rc = run_compare_command(args); rc >= 0) return rc;
+    if (const int rc = run_sweep_command(args); rc >= 0) return rc;
     if (*sinfo) {
       std::cout << format_sinfo(load_cluster(sinfo_cluster));
       return 0;

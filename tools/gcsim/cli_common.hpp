@@ -68,5 +68,8 @@ int run_real_command();
 /// `gcsim compare` (tools/gcsim/compare_cmd.cpp): the same pattern; `argv` goes to the manifest.
 void add_compare_commands(CLI::App& app);
 int run_compare_command(const std::vector<std::string>& argv);
+/// `gcsim sweep` (tools/gcsim/sweep_cmd.cpp): the same pattern.
+void add_sweep_commands(CLI::App& app);
+int run_sweep_command(const std::vector<std::string>& argv);
 
 }  // namespace gcsim

@@ -1,13 +1,8 @@
 // `gcsim compare`: several variants of one simulation side by side, one simulator
 // instance per variant on a thread pool, then one report over all of them.
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
-#include <atomic>
 #include <cstdio>
 #include <iostream>
-#include <mutex>
-#include <thread>
 
 #include "sim/io/compare_report.hpp"
 #include "sim/io/json_writer.hpp"
@@ -101,60 +96,25 @@ int cmd_compare(CompareArgs& a, const std::vector<std::string>& argv) {
   for (size_t i = 0; i < runs.size(); ++i)
     for (const auto& w : runs[i]->warnings.all()) std::cerr << "variant '" << vs[i].name << "': " << w.str() << "\n";
 
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = a.threads > 0 ? a.threads : std::min<int>(hw, static_cast<int>(runs.size()));
+  const int threads = worker_threads(a.threads, runs.size());
   ensure_directory(a.out);
   write_file_atomic(a.out, "manifest.json", compare_manifest(argv, vs, a.base.seed, threads, false, 0, 0));
-
-  // One simulator per variant; workers take the next variant by index.
-  std::vector<std::optional<VariantMetrics>> metrics(runs.size());
-  std::vector<std::atomic<size_t>> done(runs.size()), total(runs.size());
-  std::atomic<size_t> next{0};
-  std::atomic<bool> all_completed{true};
-  std::mutex draw;
-  ProgressBar bar(!a.no_progress && ::isatty(STDERR_FILENO), "jobs (all variants)");
-  auto report_progress = [&] {
-    size_t dn = 0, tt = 0;
-    for (size_t i = 0; i < runs.size(); ++i) {
-      dn += done[i].load();
-      tt += total[i].load();
-    }
-    std::lock_guard<std::mutex> lock(draw);
-    bar.update(dn, tt);
-  };
-  for (size_t i = 0; i < runs.size(); ++i) total[i] = runs[i]->trace.jobs.size();
-  std::vector<std::string> failures(runs.size());
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < runs.size();) {
-      try {
-        PreparedRun& p = *runs[i];
-        const RunOutput r = execute_run(p, a.out + "/" + vs[i].name, [&, i](size_t dn, size_t tt) {
-          done[i] = dn;
-          total[i] = tt;
-          report_progress();
-        });
-        if (!r.result.completed) all_completed = false;
-        metrics[i] = variant_metrics(vs[i].name, vs[i].settings_text(), p.cluster, p.trace, r.outcomes);
-      } catch (const std::exception& e) {
-        failures[i] = e.what();
-        all_completed = false;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  for (size_t i = 0; i < runs.size(); ++i)
-    if (!failures[i].empty()) {
-      std::cerr << "gcsim: error: variant '" << vs[i].name << "': " << failures[i] << "\n";
+  // Prepared above, so every input error was reported before anything was written.
+  VariantResults res = run_variants(
+      runs.size(), threads, [&](size_t i) { return std::move(runs[i]); },
+      [&](size_t i) { return a.out + "/" + vs[i].name; }, [&](size_t i) { return vs[i].name; },
+      [&](size_t i) { return vs[i].settings_text(); }, !a.no_progress, "jobs (all variants)");
+  for (size_t i = 0; i < vs.size(); ++i)
+    if (!res.errors[i].empty()) {
+      std::cerr << "gcsim: error: variant '" << vs[i].name << "': " << res.errors[i] << "\n";
       return 1;
     }
+  const bool all_completed = res.all_completed;
 
   CompareReportInput in;
-  in.cluster = cluster_text(a.base, runs[0]->cluster);
-  in.trace = a.base.trace + ": " + std::to_string(runs[0]->trace.jobs.size()) + " jobs";
-  for (auto& m : metrics) in.variants.push_back(std::move(*m));
+  in.cluster = cluster_text(a.base, *shared.cluster);
+  in.trace = a.base.trace + ": " + std::to_string(res.metrics[0]->jobs.size()) + " jobs";
+  for (auto& m : res.metrics) in.variants.push_back(std::move(*m));
   in.resamples = a.bootstrap;
   in.seed = a.base.seed;
   in.differences = differences(in.variants, a.bootstrap, a.base.seed);
@@ -162,7 +122,7 @@ int cmd_compare(CompareArgs& a, const std::vector<std::string>& argv) {
 
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   write_file_atomic(a.out, "manifest.json",
-                    compare_manifest(argv, vs, a.base.seed, threads, all_completed.load(), wall, peak_rss_kib()));
+                    compare_manifest(argv, vs, a.base.seed, threads, all_completed, wall, peak_rss_kib()));
 
   std::printf("gcsim %s: compare, %zu variants on %s\n", gcsim_version().c_str(), in.variants.size(),
               in.cluster.c_str());

@@ -110,9 +110,10 @@ void apply_cluster_changes(Cluster& c, const RunSpec& spec) {
   c.index();
 }
 
-void add_run_spec_options(CLI::App* c, RunSpec& s, std::vector<std::string>& set) {
+void add_run_spec_options(CLI::App* c, RunSpec& s, std::vector<std::string>& set, bool trace_required) {
   c->add_option("--cluster", s.cluster, "cluster description (.yaml); omitted for SWF: inferred from the header");
-  c->add_option("--trace", s.trace, "job trace: SWF (.swf[.gz]) or sbatch-trace CSV (.csv)")->required();
+  auto* trace = c->add_option("--trace", s.trace, "job trace: SWF (.swf[.gz]), sbatch-trace CSV, sacct, GPU traces");
+  if (trace_required) trace->required();
   c->add_option("--policy", s.policy, "scheduling policy (see 'gcsim policies')")->capture_default_str();
   c->add_option("--binding", s.binding, "placement inside nodes")
       ->check(CLI::IsMember(placement_mode_names()))

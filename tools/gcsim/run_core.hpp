@@ -77,7 +77,7 @@ struct RunOutput {
 };
 
 /// The options `gcsim run` and `gcsim compare` share (--cluster, --trace, --policy, ...).
-void add_run_spec_options(CLI::App* c, RunSpec& spec, std::vector<std::string>& set);
+void add_run_spec_options(CLI::App* c, RunSpec& spec, std::vector<std::string>& set, bool trace_required = true);
 /// --set KEY=VALUE into spec.overrides.
 void apply_set_options(RunSpec& spec, const std::vector<std::string>& set);
 

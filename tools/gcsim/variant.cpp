@@ -1,7 +1,12 @@
 #include "tools/gcsim/variant.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "models/placement/placement.hpp"
 #include "models/sched/registry.hpp"
@@ -97,6 +102,72 @@ RunSpec apply_variant(const RunSpec& base, const Variant& v, Diagnostics& d, con
                        s.policy + " (SchedulerParameters keys need policy=slurm)");
   for (const auto& [k, v2] : policy_keys) s.overrides[k] = v2;
   return s;
+}
+
+int worker_threads(int asked, size_t n) {
+  if (asked > 0) return asked;
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(1, std::min<int>(hw, static_cast<int>(n)));
+}
+
+VariantResults run_variants(size_t n, int threads, const std::function<std::unique_ptr<PreparedRun>(size_t)>& prepare,
+                            const std::function<std::string(size_t)>& dir_of,
+                            const std::function<std::string(size_t)>& name_of,
+                            const std::function<std::string(size_t)>& settings_of, bool progress_bar,
+                            const std::string& progress_unit) {
+  VariantResults res;
+  res.metrics.resize(n);
+  res.errors.resize(n);
+  std::vector<std::atomic<size_t>> done(n), total(n);
+  std::atomic<size_t> next{0}, finished{0};
+  std::atomic<bool> all_completed{true};
+  std::mutex draw;
+  ProgressBar bar(progress_bar && ::isatty(STDERR_FILENO), progress_unit);
+  // Many variants: the bar counts variants; a few: the jobs of all of them.
+  const bool by_variant = n > 8;
+  auto redraw = [&] {
+    size_t dn = 0, tt = 0;
+    if (by_variant) {
+      dn = finished.load();
+      tt = n;
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        dn += done[i].load();
+        tt += total[i].load();
+      }
+    }
+    std::lock_guard<std::mutex> lock(draw);
+    bar.update(dn, tt);
+  };
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        std::unique_ptr<PreparedRun> p = prepare(i);
+        total[i] = p->trace.jobs.size();
+        const RunOutput r = execute_run(*p, dir_of(i), [&, i](size_t dn, size_t tt) {
+          done[i] = dn;
+          total[i] = tt;
+          if (!by_variant) redraw();
+        });
+        if (!r.result.completed) all_completed = false;
+        res.metrics[i] = variant_metrics(name_of(i), settings_of(i), p->cluster, p->trace, r.outcomes);
+      } catch (const InputError& e) {
+        res.errors[i] = e.diagnostics().format();
+        all_completed = false;
+      } catch (const std::exception& e) {
+        res.errors[i] = e.what();
+        all_completed = false;
+      }
+      ++finished;
+      redraw();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  res.all_completed = all_completed;
+  return res;
 }
 
 }  // namespace gcsim

@@ -7,10 +7,13 @@
 //   accepted only when the variant's policy is slurm.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "sim/metrics/compare.hpp"
 #include "tools/gcsim/run_core.hpp"
 
 namespace gcsim {
@@ -26,6 +29,25 @@ struct Variant {
 
 /// The base spec with the variant's settings applied; errors go to `d`.
 [[nodiscard]] RunSpec apply_variant(const RunSpec& base, const Variant& v, Diagnostics& d, const SourceLoc& where);
+
+/// Runs variants 0..n-1 on `threads` workers (each takes the next index): `prepare(i)`
+/// builds variant i's PreparedRun (called on the worker, so big sweeps do not hold every
+/// copy of the trace at once), execute_run writes `dir_of(i)`, and the metrics come back
+/// in index order. A variant that throws stops nothing else; its error is in `errors[i]`.
+struct VariantResults {
+  std::vector<std::optional<VariantMetrics>> metrics;
+  std::vector<std::string> errors;
+  bool all_completed = true;
+};
+[[nodiscard]] VariantResults run_variants(size_t n, int threads,
+                                          const std::function<std::unique_ptr<PreparedRun>(size_t)>& prepare,
+                                          const std::function<std::string(size_t)>& dir_of,
+                                          const std::function<std::string(size_t)>& name_of,
+                                          const std::function<std::string(size_t)>& settings_of, bool progress_bar,
+                                          const std::string& progress_unit);
+
+/// Worker threads for `n` variants: `asked` when > 0, else one per variant up to the cores.
+[[nodiscard]] int worker_threads(int asked, size_t n);
 
 /// The directory-safe check for variant and grid-point names.
 [[nodiscard]] bool valid_variant_name(const std::string& name);
