@@ -23,12 +23,15 @@ void SjfPolicy::schedule(SchedContext& ctx) {
   easy_pass(ctx, queue);
 }
 
-void easy_pass(SchedContext& ctx, const std::vector<int>& queue) {
+void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& place) {
   const Allocator& alloc = ctx.allocator();
+  auto place_now = [&](int j) {
+    return place ? place(ctx, j, ctx.state()) : alloc.allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
+  };
   size_t i = 0;
   for (; i < queue.size(); ++i) {
     const int j = queue[i];
-    auto a = alloc.allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
+    auto a = place_now(j);
     if (!a) break;
     ctx.start(j, *a, StartedBy::kMain);
   }
@@ -54,7 +57,7 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue) {
 
   for (size_t k = i + 1; k < queue.size(); ++k) {
     const int j = queue[k];
-    auto a = alloc.allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
+    auto a = place_now(j);
     if (!a) continue;
     const SimTime end = ctx.now() + ctx.shape(j).time_limit;
     if (end <= shadow) {

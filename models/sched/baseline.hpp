@@ -8,6 +8,8 @@
 //         policy written against the same Policy interface, touching no kernel code.
 #pragma once
 
+#include <functional>
+
 #include "sim/sched/policy.hpp"
 
 namespace gcsim {
@@ -36,8 +38,14 @@ class SjfPolicy final : public Policy {
   void schedule(SchedContext& ctx) override;
 };
 
+/// Where a pass starts job `j` on `state`, or std::nullopt when it does not fit. It must fit
+/// exactly when the allocator over the job's node order fits (the pass checks reservations
+/// with the allocator); only the resources it picks may differ (bestfit).
+using PlaceFn = std::function<std::optional<Allocation>(const SchedContext& ctx, int j, const ClusterState& state)>;
+
 /// One EASY pass over `queue` (pending jobs in the order to serve them): start from the
 /// front while jobs fit, reserve for the first that does not, backfill the rest around it.
-void easy_pass(SchedContext& ctx, const std::vector<int>& queue);
+/// Jobs it starts are placed by `place`; without one, by the allocator over the job's node order.
+void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& place = {});
 
 }  // namespace gcsim

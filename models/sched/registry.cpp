@@ -1,6 +1,7 @@
 #include "models/sched/registry.hpp"
 
 #include "models/sched/baseline.hpp"
+#include "models/sched/bestfit.hpp"
 
 namespace gcsim {
 
@@ -9,6 +10,7 @@ const std::vector<PolicyInfo>& policy_list() {
       {"fcfs", "strict first-come first-served; the first job that does not fit blocks the queue"},
       {"easy", "EASY backfill: one reservation for the queue head, later jobs may not delay it"},
       {"sjf", "shortest-job-first by time limit, with EASY backfill for the first job that does not fit"},
+      {"bestfit", "EASY backfill; each job starts where it packs tightest (PCIe switch, NVLink island/NUMA, leaf switch), best fit"},
       {"slurm", "Slurm 22.05-23.11: main loop + backfill reservations, multifactor priority, cons_tres, topology/tree"},
   };
   return list;
@@ -18,6 +20,7 @@ std::unique_ptr<Policy> make_policy(const std::string& name) {
   if (name == "fcfs") return std::make_unique<FcfsPolicy>();
   if (name == "easy") return std::make_unique<EasyPolicy>();
   if (name == "sjf") return std::make_unique<SjfPolicy>();
+  if (name == "bestfit") return std::make_unique<BestFitPolicy>();
   if (name == "slurm") {
     Diagnostics ignored;
     return make_policy(name, SlurmPolicyInputs{}, ignored);
