@@ -179,17 +179,20 @@ TEST_CASE("compare: cluster changes and policy parameters as variants", "[compar
                            " --trace " + src("traces/philly-d07-d21.csv") +
                            " --variant base --variant more:nodes+=8 --variant fewer:nodes-=16"
                            " --variant window:policy=slurm,bf_window=60 --variant busy:scale=1.5"
+                           " --variant h100:cluster=" + src("configs/dgx-h100-pod.yaml") +
                            " --bootstrap 0 --no-progress --out " + out + " 2>&1");
   INFO(p.output);
   REQUIRE(p.status == 0);
   CHECK(slurp(out + "/more/summary.json").find("\"total_gpus\": 320") != std::string::npos);
   CHECK(slurp(out + "/fewer/summary.json").find("\"total_gpus\": 128") != std::string::npos);
+  // Another cluster description: its own nodes (H100 SXM, dgx-h100-pod.yaml).
+  CHECK(slurp(out + "/h100/jobs.sacct").find("gres/gpu:h100=") != std::string::npos);
   // The added nodes continue the numbering and run jobs.
   CHECK(slurp(out + "/more/jobs.sacct").find("|dgx040|") != std::string::npos);
   CHECK(slurp(out + "/fewer/jobs.sacct").find("dgx017") == std::string::npos);
   CHECK(slurp(out + "/window/manifest.json").find("\"bf_window\": \"3600\"") != std::string::npos);
   const auto head = read_csv(slurp(out + "/headline.csv"));
-  REQUIRE(head.size() == 5);
+  REQUIRE(head.size() == 6);
   // Fewer nodes, longer waits; more nodes, shorter; a busier trace, longer.
   std::map<std::string, double> w;
   for (const auto& h : head) w[h.at("variant")] = std::stod(h.at("wait_mean_s"));

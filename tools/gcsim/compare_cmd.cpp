@@ -146,7 +146,7 @@ void add_compare_commands(CLI::App& app) {
   a.cmd = app.add_subcommand("compare", "run variants of one simulation side by side and write a report");
   add_run_spec_options(a.cmd, a.base, a.set);
   a.cmd->add_option("--variant", a.variants,
-                    "NAME:key=value,... (repeatable): policy, binding, seed, runtime, profiles, reference, "
+                    "NAME:key=value,... (repeatable): policy, binding, seed, runtime, profiles, cluster, reference, "
                     "contention, scale, nodes, nodes+, nodes-, nic, or a slurm SchedulerParameters key")
       ->required();
   a.cmd->add_option("--out", a.out, "directory for the report and one run directory per variant")->capture_default_str();

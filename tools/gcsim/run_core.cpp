@@ -161,6 +161,7 @@ SharedInputs read_shared_inputs(const RunSpec& spec) {
   for (const auto& d : warnings.all()) std::cerr << d.str() << "\n";
   bool inferred = false;
   s.cluster = read_cluster(spec, *s.trace, inferred);
+  s.cluster_path = spec.cluster;
   return s;
 }
 
@@ -183,7 +184,7 @@ std::unique_ptr<PreparedRun> prepare_run(const RunSpec& a, const std::vector<std
     if (!t) throw InputError(kCli, "invalid --start '" + a.start + "': expected YYYY-MM-DDTHH:MM:SS");
     p->trace.unix_start = *t;
   }
-  if (shared && shared->cluster) {
+  if (shared && shared->cluster && shared->cluster_path == a.cluster) {
     p->cluster = *shared->cluster;
     p->inferred = a.cluster.empty();
   } else {

@@ -49,6 +49,7 @@ struct RunSpec {
 struct SharedInputs {
   std::optional<Trace> trace;      // as read, before any window or arrival scaling
   std::optional<Cluster> cluster;  // as read, before any node-count or NIC change
+  std::string cluster_path;        // what `cluster` was read from (a variant may name another)
 };
 
 struct PreparedRun {

@@ -68,6 +68,10 @@ RunSpec apply_variant(const RunSpec& base, const Variant& v, Diagnostics& d, con
     } else if (key == "runtime") {
       if (value != "none" && value != "step") bad("expected none or step");
       s.runtime_model = value;
+    } else if (key == "cluster") {
+      // Another cluster description (another GPU type, another fabric): read by prepare_run.
+      if (value.empty()) bad("expected a cluster file");
+      s.cluster = value;
     } else if (key == "profiles") {
       s.profiles = value;
     } else if (key == "reference") {

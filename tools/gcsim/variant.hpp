@@ -1,6 +1,6 @@
 // Variants for `gcsim compare` and `gcsim sweep`: "NAME:key=value,key=value" changes a
 // copy of the base RunSpec. Keys:
-//   policy=NAME  binding=MODE  seed=N  runtime=none|step  profiles=FILE
+//   policy=NAME  binding=MODE  seed=N  runtime=none|step  profiles=FILE  cluster=FILE
 //   reference=ideal|as-recorded  contention=on|off  scale=X (arrival rate x X)
 //   nodes=N  nodes+=N  nodes-=N  nic=RATE (every NIC, e.g. 400Gbps)
 //   any other key: a slurm policy SchedulerParameters/priority option (bf_window=2880),
