@@ -643,6 +643,7 @@ std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape,
   if (shape.exclusive && !state.idle(node)) return std::nullopt;
   NodePlacement p = place_on_node(state, node, node_request(shape, state.cluster().tmpl(node), tasks, gpus), mode_);
   if (!p.fits) return std::nullopt;
+  if (!keep_cpu_bindings_ && p.alloc.gpus.empty()) std::vector<TaskBinding>().swap(p.alloc.bindings);
   return p.alloc;
 }
 

@@ -83,9 +83,15 @@ class PlacementAllocator final : public NodeLoopAllocator {
   /// fewest available CPUs that still fit, then node order (slurm_internals.md 4.1, 4.3).
   [[nodiscard]] std::vector<int> order_nodes(const JobShape& shape, const ClusterState& state,
                                              const std::vector<int>& node_order) const override;
+  /// Per-task bindings of jobs without GPUs (what `gcsim real place` and srun_environment
+  /// print): kept by default. A simulation reads bindings of GPU jobs only (host model,
+  /// compare metrics) and drops the others; for logs of thousand-task MPI jobs (Curie
+  /// averages 720 tasks a job) they are most of the memory a run holds.
+  void keep_cpu_job_bindings(bool keep) { keep_cpu_bindings_ = keep; }
 
  private:
   PlacementMode mode_;
+  bool keep_cpu_bindings_ = true;
 };
 
 /// cons_tres's per-node sched_weight for a job: Weight << 8 | (0xff - near_gpu_cnt),

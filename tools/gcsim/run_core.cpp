@@ -206,6 +206,7 @@ std::unique_ptr<PreparedRun> prepare_run(const RunSpec& a, const std::vector<std
   m.policy = p->policy->name();
   m.policy_params = p->policy->parameters();
   p->allocator = std::make_unique<PlacementAllocator>(*mode);
+  p->allocator->keep_cpu_job_bindings(false);  // nothing in a run reads them (sacct prints per-node cores)
   m.allocator = p->allocator->name();
   // Placement-dependent runtime (models/runtime).
   if (a.runtime_model != "step" && !a.host_calibration.empty())
