@@ -110,6 +110,7 @@ Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& d
   int64_t skipped_runtime = 0, skipped_procs = 0, skipped_submit = 0, alea_lines = 0, alea_bytes = 0, pbs_unread = 0;
   bool has_header = false;  // a `;` line before the job lines
   const auto lines = split_lines(text);
+  t.jobs.reserve(lines.size());  // one job per record at most: no reallocation copies of a 1 KB Job
   for (size_t ln = 0; ln < lines.size(); ++ln) {
     const std::string_view line = lines[ln];
     const int lineno = static_cast<int>(ln) + 1;
