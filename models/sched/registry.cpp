@@ -2,6 +2,7 @@
 
 #include "models/sched/baseline.hpp"
 #include "models/sched/bestfit.hpp"
+#include "models/sched/las.hpp"
 
 namespace gcsim {
 
@@ -12,6 +13,7 @@ const std::vector<PolicyInfo>& policy_list() {
       {"sjf", "shortest-job-first by time limit, with EASY backfill for the first job that does not fit"},
       {"bestfit", "EASY backfill; each job starts where it packs tightest (PCIe switch, NVLink island/NUMA, leaf switch), best fit"},
       {"slurm", "Slurm 22.05-23.11: main loop + backfill reservations, multifactor priority, cons_tres, topology/tree"},
+      {"las", "Tiresias 2D-LAS: queues by attained GPU-seconds, FIFO within a queue, preempts lower queues to start a job"},
   };
   return list;
 }
@@ -21,6 +23,7 @@ std::unique_ptr<Policy> make_policy(const std::string& name) {
   if (name == "easy") return std::make_unique<EasyPolicy>();
   if (name == "sjf") return std::make_unique<SjfPolicy>();
   if (name == "bestfit") return std::make_unique<BestFitPolicy>();
+  if (name == "las") return std::make_unique<LasPolicy>();
   if (name == "slurm") {
     Diagnostics ignored;
     return make_policy(name, SlurmPolicyInputs{}, ignored);

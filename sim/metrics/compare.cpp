@@ -128,8 +128,8 @@ VariantMetrics variant_metrics(const std::string& name, const std::string& setti
     r.started = true;
     r.start = o.start.to_seconds();
     r.end = o.end.to_seconds();
-    r.wait = r.start - r.submit;
-    const double run = r.end - r.start;
+    const double run = r.end - r.start - o.preempted_time.to_seconds();  // preempted gaps are waiting
+    r.wait = r.end - r.submit - run;
     r.bsld = std::max(1.0, (r.wait + run) / std::max(run, 10.0));
     if (!o.timed_out && job.duration > SimTime()) {
       r.inflation = run / job.duration.to_seconds();

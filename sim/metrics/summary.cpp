@@ -47,8 +47,9 @@ Summary summarize(const Cluster& cluster, const Trace& trace, const std::vector<
     if (o.timed_out) ++s.timed_out;
     if (o.started_by == StartedBy::kBackfill) ++s.backfilled;
     last_end = std::max(last_end, o.end);
-    const double wait = (o.start - trace.jobs[j].submit).to_seconds();
-    const double run = (o.end - o.start).to_seconds();
+    // A preempted job (las) waited before its first start and between its segments.
+    const double run = (o.end - o.start - o.preempted_time).to_seconds();
+    const double wait = (o.end - trace.jobs[j].submit).to_seconds() - run;
     waits.push_back(wait);
     bsld_sum += std::max(1.0, (wait + run) / std::max(run, 10.0));
     int64_t cpus = 0;

@@ -1,9 +1,12 @@
 // The policy seam. A policy reads a view of the queue, the running jobs and the
 // free resources, and decides which jobs start now (and what it plans for the
-// others). It never sees the event queue: the kernel applies its decisions.
+// others), and, if it preempts, which running jobs stop and go back to the queue. It
+// never sees the event queue: the kernel applies its decisions.
 #pragma once
 
+#include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,8 +50,29 @@ class SchedContext {
   virtual void wake_at(SimTime t, uint64_t tag) = 0;
   /// When the job became eligible (entered the queue).
   [[nodiscard]] virtual SimTime eligible_time(int j) const = 0;
-  /// When a running job started.
+  /// When a running job started (a job resumed after a preemption: when it resumed).
   [[nodiscard]] virtual SimTime start_time(int j) const = 0;
+
+  // Preemption. A policy may stop a running job and put it back in the queue with its
+  // progress kept (a checkpoint and restore; Tiresias, Gandiva). Contexts that cannot
+  // preempt keep these defaults.
+  /// Stops running job `j` now: its resources are free at once (later queries in the same
+  /// pass see them), it is pending again and may be start()ed again later, anywhere, in
+  /// this pass or a later one; it rejoins pending() after the pass. It keeps its progress:
+  /// a resumed job has its remaining work left (with a RuntimeModel, remaining reference
+  /// work), plus `resume_cost` of extra work (restoring a checkpoint) charged when it
+  /// starts again. Its time limit applies to its total run time over all its segments
+  /// (restore time included); Start stays its first start, End its final end.
+  virtual void preempt(int j, SimTime resume_cost) {
+    (void)j;
+    (void)resume_cost;
+    throw std::logic_error("this scheduling context cannot preempt jobs");
+  }
+  /// Total time job `j` has run so far over all its segments (0 if it never started).
+  [[nodiscard]] virtual SimTime run_time(int j) const {
+    const auto r = running();
+    return std::find(r.begin(), r.end(), j) != r.end() ? now() - start_time(j) : SimTime{};
+  }
 };
 
 class Policy {

@@ -149,9 +149,13 @@ void Simulation::schedule_once() {
 
 void Simulation::call_policy(const std::function<void()>& f) {
   started_this_pass_.clear();
+  preempted_this_pass_.clear();
   f();
   // Started jobs leave the queue; is_running_ already marks them, so no per-pass allocation.
   if (!started_this_pass_.empty()) std::erase_if(pending_, [&](int j) { return is_running_[j] != 0; });
+  // Preempted jobs the pass did not start again rejoin the queue (once, in queue order).
+  for (int j : preempted_this_pass_)
+    if (!is_running_[j] && std::find(pending_.begin(), pending_.end(), j) == pending_.end()) insert_pending(j);
 }
 
 void Simulation::advance_to(SimTime t) {
@@ -210,7 +214,8 @@ Simulation::DepState Simulation::dependency_state(int j) const {
         if (o.status == JobStatus::kRejected) {
           s = DepState::kNever;
         } else if (c.type == "after") {
-          if (o.status == JobStatus::kRunning || o.status == JobStatus::kDone)
+          // Has begun execution (a preempted job, pending again, has).
+          if (o.status == JobStatus::kRunning || o.status == JobStatus::kDone || o.preemptions > 0)
             s = now_ >= o.start + r.delay ? DepState::kMet : DepState::kUnmet;
         } else if (o.status == JobStatus::kDone) {
           if (c.type == "afterok") s = o.failed ? DepState::kNever : DepState::kMet;
@@ -255,34 +260,40 @@ void Simulation::recheck_dependencies() {
   std::erase_if(waiting_, [&](int j) { return !route_by_dependency(j); });
 }
 
-void Simulation::on_eligible(int j) {
-  out_[j].eligible = now_;
-  const Job& job = trace_->jobs[j];
+void Simulation::insert_pending(int j) {
   auto key = [&](int k) { return std::pair(trace_->jobs[k].submit, trace_->jobs[k].id); };
   auto pos = std::upper_bound(pending_.begin(), pending_.end(), j,
                               [&](int a, int b) { return key(a) < key(b); });
-  (void)job;
   pending_.insert(pos, j);
+}
+
+void Simulation::on_eligible(int j) {
+  out_[j].eligible = now_;
+  insert_pending(j);
   if (self_driven_) call_policy([&] { policy_->on_queued(*this, j); });
   request_pass();
 }
 
-void Simulation::on_end(int j) {
-  auto& o = out_[j];
-  state_.release(o.alloc);
-  o.status = JobStatus::kDone;
-  if (o.timed_out) o.failed = true;  // a runtime model may have slowed it past its limit
+void Simulation::leave_running(int j) {
+  state_.release(out_[j].alloc);
   is_running_[j] = 0;
   auto it = std::find(running_.begin(), running_.end(), j);
   if (it != running_.end()) {
     *it = running_.back();
     running_.pop_back();
   }
-  ++finished_;
   if (opt_.runtime) {
     opt_.runtime->job_ended(j);
     apply_speeds();
   }
+}
+
+void Simulation::on_end(int j) {
+  auto& o = out_[j];
+  o.status = JobStatus::kDone;
+  if (o.timed_out) o.failed = true;  // a runtime model may have slowed it past its limit
+  ++finished_;
+  leave_running(j);
   recheck_dependencies();
   if (self_driven_) call_policy([&] { policy_->on_ended(*this, j); });
   request_pass();
@@ -325,24 +336,51 @@ std::vector<int> Simulation::running() const {
 
 const std::vector<int>& Simulation::node_order(int j) const { return partition_order_[out_[j].shape.partition]; }
 
-SimTime Simulation::expected_end(int j) const { return out_[j].start + out_[j].shape.time_limit; }
+// The limit is on total run time: a resumed job may run for what its earlier segments left.
+SimTime Simulation::expected_end(int j) const {
+  const auto& o = out_[j];
+  return (o.segment_start - o.run_before) + o.shape.time_limit;
+}
+
+SimTime Simulation::run_time(int j) const {
+  const auto& o = out_[j];
+  if (is_running_[j]) return o.run_before + (now_ - o.segment_start);
+  if (o.status == JobStatus::kDone) return o.run_before + (o.end - o.segment_start);
+  return o.run_before;
+}
 
 void Simulation::start(int j, const Allocation& a, StartedBy by) {
   auto& o = out_[j];
   if (o.status != JobStatus::kPending || is_running_[j])
     throw std::logic_error("policy started job " + std::to_string(j) + " that is not pending");
+  const bool resumed = o.preemptions > 0;
   state_.allocate(a);
   o.alloc = a;
   o.status = JobStatus::kRunning;
-  o.start = now_;
-  o.started_by = by;
+  o.segment_start = now_;
+  if (!resumed) {
+    o.start = now_;
+    o.started_by = by;
+  } else {
+    o.preempted_time += now_ - o.preempted_at;
+  }
   const SimTime run = trace_->jobs[j].duration;
-  const SimTime kill = o.shape.time_limit == SimTime::infinite() ? SimTime::infinite()
-                                                                 : policy_->kill_time(now_, o.shape.time_limit);
+  // A resumed job is killed once its total run time passes the limit: as if it had
+  // started run_before earlier and never stopped.
+  const SimTime kill = o.shape.time_limit == SimTime::infinite()
+                           ? SimTime::infinite()
+                           : policy_->kill_time(now_ - o.run_before, o.shape.time_limit);
   o.kill_at = kill;
-  o.remaining_ref_us = static_cast<double>(run.count_us());
+  if (!resumed) {
+    o.remaining_ref_us = static_cast<double>(run.count_us());
+    o.speed_min = o.speed_max = 1;
+  } else {
+    // The restore is extra work (reference work with a RuntimeModel: at speed 1, exactly resume_cost).
+    o.remaining_ref_us += static_cast<double>(o.resume_cost.count_us());
+    o.resume_cost = SimTime{};
+  }
   o.progress_at = now_;
-  o.speed = o.speed_min = o.speed_max = 1;
+  o.speed = 1;
   is_running_[j] = 1;
   running_.push_back(j);
   started_this_pass_.push_back(j);
@@ -350,6 +388,8 @@ void Simulation::start(int j, const Allocation& a, StartedBy by) {
   if (opt_.runtime) {
     opt_.runtime->job_started(j, trace_->jobs[j], o.shape, a);
     apply_speeds();  // lists j itself, so its end event is scheduled there
+  } else if (resumed) {
+    schedule_end(j);  // from the remaining work at speed 1, with a fresh end token
   } else {
     const SimTime done = now_ + run + policy_->exit_latency();
     o.timed_out = kill != SimTime::infinite() && done > kill;
@@ -359,6 +399,32 @@ void Simulation::start(int j, const Allocation& a, StartedBy by) {
   const auto rs = trace_->jobs[j].recorded_state;
   o.failed = o.timed_out || rs == RecordedState::kFailed || rs == RecordedState::kCancelled;
   if (!waiting_.empty()) recheck_dependencies();  // "after" dependencies
+}
+
+void Simulation::preempt(int j, SimTime resume_cost) {
+  auto& o = out_[j];
+  if (o.status != JobStatus::kRunning || !is_running_[j])
+    throw std::logic_error("policy preempted job " + std::to_string(j) + " that is not running");
+  if (resume_cost < SimTime{} || resume_cost.is_infinite())
+    throw std::logic_error("policy preempted job " + std::to_string(j) + " with an invalid resume cost");
+  // Bank the work done in this segment (speed 1 without a RuntimeModel).
+  o.remaining_ref_us =
+      std::max(0.0, o.remaining_ref_us - static_cast<double>((now_ - o.progress_at).count_us()) * o.speed);
+  o.progress_at = now_;
+  o.preempted_segments.push_back({o.segment_start, now_, o.alloc});
+  for (auto& na : o.preempted_segments.back().alloc.nodes) na.bindings = {};  // resources only: keeps it small
+  o.run_before += now_ - o.segment_start;
+  o.preempted_at = now_;
+  o.resume_cost = resume_cost;
+  ++o.preemptions;
+  o.status = JobStatus::kPending;
+  o.timed_out = false;
+  o.kill_at = SimTime::infinite();
+  o.end = now_;
+  o.end_token = next_end_token_++;  // its scheduled end event is stale now
+  preempted_this_pass_.push_back(j);
+  fp_.add(0xdeadULL << 48 | static_cast<uint64_t>(j));
+  leave_running(j);
 }
 
 void Simulation::reserve(int j, SimTime planned) {

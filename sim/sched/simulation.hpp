@@ -1,5 +1,6 @@
 // One batch-system simulation: jobs arrive, become eligible, are started by a
-// policy, end or are killed at their time limit. A Simulation is a value you own;
+// policy (and, by policies that preempt, stopped and started again later), end or are
+// killed at their time limit. A Simulation is a value you own;
 // several can run in one process (compare, sweeps, tests).
 #pragma once
 
@@ -38,6 +39,21 @@ struct JobOutcome {
   SimTime kill_at = SimTime::infinite();
   uint64_t end_token = 0;       // the job's live end event; older ones are ignored
   double speed_min = 1, speed_max = 1;  // extremes over the run (reported per job)
+  // Preemption (SchedContext::preempt). `start` stays the first start and `end` is the
+  // final end, so End - Start includes the time spent preempted; `alloc` and
+  // `started_by` are those of the last and the first segment.
+  struct Segment {
+    SimTime start, end;
+    Allocation alloc;
+  };
+  int preemptions = 0;
+  SimTime preempted_time;          // total time pending between a preemption and the resume
+  SimTime segment_start;           // when the current (last) segment started
+  SimTime run_before;              // run time of the segments before the current one
+  SimTime preempted_at;            // when the job was last preempted
+  SimTime resume_cost;             // extra work charged at the next start (restore)
+  std::vector<Segment> preempted_segments;  // the segments that ended in a preemption, in order
+                                            // (their allocations without task bindings)
 };
 
 struct SimulationOptions {
@@ -87,7 +103,9 @@ class Simulation final : private SchedContext {
   void reserve(int j, SimTime planned) override;
   void wake_at(SimTime t, uint64_t tag) override;
   [[nodiscard]] SimTime eligible_time(int j) const override { return out_[j].eligible; }
-  [[nodiscard]] SimTime start_time(int j) const override { return out_[j].start; }
+  [[nodiscard]] SimTime start_time(int j) const override { return out_[j].segment_start; }
+  void preempt(int j, SimTime resume_cost) override;
+  [[nodiscard]] SimTime run_time(int j) const override;
 
   /// Dependencies (--dependency): kUnmet while waiting, kMet once satisfied, kNever
   /// when they can no longer be satisfied (Slurm: DependencyNeverSatisfied).
@@ -107,6 +125,10 @@ class Simulation final : private SchedContext {
   void on_submit(int j);
   void on_eligible(int j);
   void on_end(int j);
+  /// Puts job j into the pending queue at its place in queue order (submit, id).
+  void insert_pending(int j);
+  /// Job j stops running (it ended or was preempted): frees its resources, tells the runtime model.
+  void leave_running(int j);
   /// Asks the runtime model for changed speeds and moves those jobs' end events.
   void apply_speeds();
   /// End of job j from its remaining work and speed (never past its kill time).
@@ -125,6 +147,7 @@ class Simulation final : private SchedContext {
   std::vector<int> running_;
   std::vector<std::vector<int>> partition_order_;
   std::vector<int> started_this_pass_;
+  std::vector<int> preempted_this_pass_;
   Fingerprint fp_;
   SimTime now_;
   SimTime pass_pending_at_ = SimTime::us(-1);
