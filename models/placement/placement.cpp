@@ -49,6 +49,7 @@ struct View {
   }
   [[nodiscard]] std::vector<int> free_cores_where(auto pred) const {
     std::vector<int> out;
+    out.reserve(static_cast<size_t>(t.cores()));
     for (int c = 0; c < t.cores(); ++c)
       if (core_free[c] && pred(c)) out.push_back(c);
     return out;
@@ -86,6 +87,7 @@ int links_between(const NodeTemplate& t, int a, int b) {
 // on used sockets, then on the other sockets.
 std::vector<int> slurm_pick_gpus(const View& v, const std::vector<int>& cores, int g) {
   std::vector<int> picked;
+  if (g <= 0) return picked;
   std::vector<uint8_t> used_socket(v.sockets(), 0);
   for (int c : cores) used_socket[v.t.socket_of_core(c)] = 1;
   auto taken = [&](int x) { return std::find(picked.begin(), picked.end(), x) != picked.end(); };
@@ -122,6 +124,17 @@ std::vector<int> slurm_pick_gpus(const View& v, const std::vector<int>& cores, i
 std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why) {
   const int n = v.cores_needed();
   const int S = v.sockets();
+  if (v.req.gpus == 0) {
+    // A CPU job that takes every free core gets them all, whatever the distribution:
+    // skip the per-socket dealing (MPI logs place most of their jobs on whole nodes).
+    int free = 0;
+    for (int c = 0; c < v.t.cores(); ++c) free += v.core_free[c] != 0;
+    if (n > free) {
+      *why = "not enough free cores";
+      return std::nullopt;
+    }
+    if (n == free && n == v.req.tasks * v.cores_per_task()) return v.free_cores_where([](int) { return true; });
+  }
   std::vector<int> free_per_socket(S, 0);
   for (int c = 0; c < v.t.cores(); ++c) free_per_socket[v.t.socket_of_core(c)] += v.core_free[c];
   std::vector<int> order(S);
@@ -186,10 +199,12 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
   const bool block = v.req.distribution.find(":block") != std::string::npos ||
                      v.req.distribution.rfind("plane", 0) == 0;
   std::vector<std::vector<int>> per(S);
+  for (auto& p : per) p.reserve(static_cast<size_t>(v.t.cores_per_socket()));
   for (int c = 0; c < v.t.cores(); ++c)
     if (v.core_free[c]) per[v.t.socket_of_core(c)].push_back(c);
   std::vector<size_t> next(S, 0);
   std::vector<int> out;
+  out.reserve(static_cast<size_t>(n));
   if (block) {
     for (int s = 0; s < S && static_cast<int>(out.size()) < n; ++s)
       for (int c : per[s]) {
@@ -300,6 +315,10 @@ std::vector<TaskBinding> bind_tasks(const View& v, const std::vector<int>& cores
   return out;
 }
 
+// Whether a placement that ends with `gpus` keeps per-task bindings (computing them is
+// most of the cost of placing a thousand-task CPU job).
+bool wants_bindings(const View& v, const std::vector<int>& gpus) { return v.req.keep_cpu_bindings || !gpus.empty(); }
+
 NodePlacement finish(const View& v, std::vector<int> cores, std::vector<int> gpus, std::vector<TaskBinding> binds) {
   NodePlacement p;
   p.fits = true;
@@ -378,13 +397,13 @@ std::optional<NodePlacement> place_slurm_per_gpu(const View& v) {
 }
 
 NodePlacement place_slurm(const View& v) {
-  if (auto p = place_slurm_per_gpu(v)) return *p;
+  if (auto p = place_slurm_per_gpu(v)) return std::move(*p);
   std::string why;
   auto cores = slurm_pick_cores(v, &why);
   if (!cores) return fail(why);
   auto gpus = slurm_pick_gpus(v, *cores, v.req.gpus);
   if (static_cast<int>(gpus.size()) < v.req.gpus) return fail("not enough free GPUs");
-  auto binds = bind_tasks(v, *cores, gpus);
+  auto binds = wants_bindings(v, gpus) ? bind_tasks(v, *cores, gpus) : std::vector<TaskBinding>{};
   return finish(v, *cores, gpus, std::move(binds));
 }
 
@@ -399,7 +418,7 @@ NodePlacement place_unbound(const View& v) {
   NodeRequest block_req = v.req;
   block_req.distribution = "block:block";
   const View bv{v.t, v.core_free, v.gpu_free, v.free_mem_mb, block_req};
-  auto binds = bind_tasks(bv, cores, gpus);
+  auto binds = wants_bindings(v, gpus) ? bind_tasks(bv, cores, gpus) : std::vector<TaskBinding>{};
   return finish(v, cores, gpus, std::move(binds));
 }
 
@@ -620,7 +639,8 @@ NodePlacement place_on_template(const NodeTemplate& t, const std::vector<uint8_t
     std::vector<int> cores(t.cores()), gpus(t.gpus.size());
     std::iota(cores.begin(), cores.end(), 0);
     std::iota(gpus.begin(), gpus.end(), 0);
-    auto binds = bind_tasks(v, cores, req.gpus > 0 ? gpus : std::vector<int>{});
+    auto binds = wants_bindings(v, gpus) ? bind_tasks(v, cores, req.gpus > 0 ? gpus : std::vector<int>{})
+                                         : std::vector<TaskBinding>{};
     return finish(v, cores, gpus, std::move(binds));
   }
   switch (mode) {
@@ -641,10 +661,12 @@ NodePlacement place_on_node(const ClusterState& state, int node, const NodeReque
 std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape, const ClusterState& state, int node,
                                                           int tasks, int gpus) const {
   if (shape.exclusive && !state.idle(node)) return std::nullopt;
-  NodePlacement p = place_on_node(state, node, node_request(shape, state.cluster().tmpl(node), tasks, gpus), mode_);
+  NodeRequest req = node_request(shape, state.cluster().tmpl(node), tasks, gpus);
+  req.keep_cpu_bindings = keep_cpu_bindings_;
+  NodePlacement p = place_on_node(state, node, req, mode_);
   if (!p.fits) return std::nullopt;
   if (!keep_cpu_bindings_ && p.alloc.gpus.empty()) std::vector<TaskBinding>().swap(p.alloc.bindings);
-  return p.alloc;
+  return std::move(p.alloc);
 }
 
 NodeRequest node_request(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus) {

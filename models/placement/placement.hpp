@@ -46,6 +46,9 @@ struct NodeRequest {
   std::string gpu_bind;     // "", "closest", "single:N", "per_task:N", "none", ...
   std::string distribution; // "", "block", "cyclic", "block:block", "*:fcyclic", ...
   bool tasks_per_node_given = false;  // --ntasks-per-node (Slurm then lays tasks cyclically over sockets)
+  /// false: a placement that ends with no GPU leaves `bindings` empty and does not
+  /// compute them (the simulator's runs; see PlacementAllocator::keep_cpu_job_bindings).
+  bool keep_cpu_bindings = true;
 };
 
 /// Why a request does not fit, or the placement it gets.
@@ -88,6 +91,10 @@ class PlacementAllocator final : public NodeLoopAllocator {
   /// compare metrics) and drops the others; for logs of thousand-task MPI jobs (Curie
   /// averages 720 tasks a job) they are most of the memory a run holds.
   void keep_cpu_job_bindings(bool keep) { keep_cpu_bindings_ = keep; }
+  /// slurm and unbound take any count of whole-core CPU tasks that fit the free cores.
+  [[nodiscard]] bool takes_any_cpu_count() const override {
+    return mode_ == PlacementMode::kSlurm || mode_ == PlacementMode::kUnbound;
+  }
 
  private:
   PlacementMode mode_;

@@ -24,6 +24,7 @@ void SjfPolicy::schedule(SchedContext& ctx) {
 }
 
 void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& place) {
+
   const Allocator& alloc = ctx.allocator();
   auto place_now = [&](int j) {
     return place ? place(ctx, j, ctx.state()) : alloc.allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
@@ -43,11 +44,19 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
   std::stable_sort(running.begin(), running.end(),
                    [&](int a, int b) { return ctx.expected_end(a) < ctx.expected_end(b); });
   ClusterState shadow_state = ctx.state();
+  // The head's node-by-node bound follows the shadow state, so most release steps and
+  // backfill candidates are judged without placing the head.
+  FitBound head_bound(ctx.shape(head), shadow_state, ctx.node_order(head));
+  const bool bound_exact = alloc.bound_is_exact(ctx.shape(head));
   SimTime shadow = SimTime::infinite();
   for (size_t k = 0; k < running.size();) {
     const SimTime t = ctx.expected_end(running[k]);
-    while (k < running.size() && ctx.expected_end(running[k]) == t) shadow_state.release(ctx.allocation(running[k++]));
-    if (alloc.allocate(ctx.shape(head), shadow_state, ctx.node_order(head))) {
+    while (k < running.size() && ctx.expected_end(running[k]) == t) {
+      const Allocation& r = ctx.allocation(running[k++]);
+      shadow_state.release(r);
+      head_bound.refresh(r);
+    }
+    if (head_bound.may_fit() && (bound_exact || alloc.allocate(ctx.shape(head), shadow_state, ctx.node_order(head)))) {
       shadow = t;
       break;
     }
@@ -55,8 +64,17 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
   if (shadow.is_infinite()) return;  // cannot happen: the head fits an empty cluster
   ctx.reserve(head, shadow);
 
+  // What the head takes at the shadow time at least (cores, GPUs): a candidate running
+  // past it must leave that much free there, which rules out most without placing them.
+  const int tpc = shadow_state.max_threads_per_core();
+  auto min_cores = [&](int j) { return (ctx.shape(j).requested_cpus() + tpc - 1) / tpc; };
+  const int64_t head_cores = min_cores(head), head_gpus = ctx.shape(head).requested_gpus();
   for (size_t k = i + 1; k < queue.size(); ++k) {
     const int j = queue[k];
+    const bool past_shadow = ctx.now() + ctx.shape(j).time_limit > shadow;
+    if (past_shadow && (shadow_state.free_cores_total() - min_cores(j) < head_cores ||
+                        shadow_state.free_gpus_total() - ctx.shape(j).requested_gpus() < head_gpus))
+      continue;
     auto a = place_now(j);
     if (!a) continue;
     const SimTime end = ctx.now() + ctx.shape(j).time_limit;
@@ -68,8 +86,10 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
     if (!shadow_state.fits(*a)) continue;
     // Try it in place and undo, rather than copying the whole cluster per candidate.
     shadow_state.allocate(*a);
-    if (!alloc.allocate(ctx.shape(head), shadow_state, ctx.node_order(head))) {
+    head_bound.refresh(*a);
+    if (!head_bound.may_fit() || !(bound_exact || alloc.allocate(ctx.shape(head), shadow_state, ctx.node_order(head)))) {
       shadow_state.release(*a);
+      head_bound.refresh(*a);
       continue;
     }
     ctx.start(j, *a, StartedBy::kBackfill);

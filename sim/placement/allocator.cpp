@@ -95,9 +95,118 @@ bool totals_allow(const JobShape& shape, const ClusterState& state) {
   return state.free_cores_total() >= cores && state.free_gpus_total() >= shape.requested_gpus();
 }
 
+namespace {
+
+// The smallest share of one node for a fixed node count (the needs allocate() spreads).
+std::pair<int, int> smallest_share(const JobShape& shape) {
+  const int n = std::max(shape.nodes_min, 1);
+  int tasks = 0, gpus = 0;
+  if (shape.tasks_per_node > 0)
+    tasks = std::clamp(shape.tasks - (n - 1) * shape.tasks_per_node, 1, shape.tasks_per_node);
+  else
+    tasks = shape.tasks / n;
+  if (shape.gpus_total > 0)
+    gpus = shape.gpus_total / n;
+  else if (shape.gpus_per_task > 0)
+    gpus = shape.gpus_per_task * tasks;
+  else
+    gpus = shape.gpus_per_node;
+  return {tasks, gpus};
+}
+
+}  // namespace
+
+namespace {
+
+struct BoundTerm {
+  int64_t tasks = 0, gpus = 0;
+};
+
+// One node's share of the bound: packed shapes, the tasks it could take (and then its
+// free GPUs); fixed node counts, 1 when it could hold the smallest share: idle for
+// --exclusive, else the cores, memory and GPUs every take_on_node needs for it.
+BoundTerm bound_term(const JobShape& shape, const ClusterState& state, int node, std::pair<int, int> share) {
+  BoundTerm t;
+  if (shape.fixed_nodes) {
+    const auto& tm = state.cluster().tmpl(node);
+    const auto& s = state.node(node);
+    if (shape.exclusive) {
+      t.tasks = s.jobs == 0 ? 1 : 0;
+      return t;
+    }
+    const auto [tasks, gpus] = share;
+    if (cores_needed(shape, tm, tasks, gpus) > s.free_cores) return t;
+    if (tm.memory_mb > 0 && node_memory_mb(shape, tm, tasks, gpus) > s.free_mem_mb) return t;
+    if (gpus > 0 && static_cast<int>(free_gpus_of_type(shape, state, node).size()) < gpus) return t;
+    t.tasks = 1;
+    return t;
+  }
+  if (state.node(node).free_cores == 0) return t;  // every task takes a core
+  t.tasks = std::min(shape.tasks, max_tasks_on_node(shape, state, node));
+  if (t.tasks > 0 && shape.gpus_total > 0) t.gpus = static_cast<int64_t>(free_gpus_of_type(shape, state, node).size());
+  return t;
+}
+
+bool bound_allows(const JobShape& shape, int64_t tasks, int64_t gpus) {
+  if (shape.fixed_nodes) return tasks >= shape.nodes_min;
+  return tasks >= shape.tasks && gpus >= shape.gpus_total;
+}
+
+bool bound_allows_now(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) {
+  const auto share = shape.fixed_nodes ? smallest_share(shape) : std::pair<int, int>{0, 0};
+  int64_t tasks = 0, gpus = 0;
+  for (int n : node_order) {
+    const BoundTerm t = bound_term(shape, state, n, share);
+    tasks += t.tasks;
+    gpus += t.gpus;
+    if (bound_allows(shape, tasks, gpus)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+FitBound::FitBound(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order)
+    : shape_(&shape), state_(&state), pos_(state.size(), 0), terms_(state.size()) {
+  if (shape.fixed_nodes) share_ = smallest_share(shape);
+  for (int n : node_order) {
+    pos_[n] = 1;
+    const BoundTerm t = bound_term(shape, state, n, share_);
+    terms_[n] = {t.tasks, t.gpus};
+    sum_.tasks += t.tasks;
+    sum_.gpus += t.gpus;
+  }
+}
+
+void FitBound::refresh(int node) {
+  if (!pos_[node]) return;
+  const BoundTerm t = bound_term(*shape_, *state_, node, share_);
+  sum_.tasks += t.tasks - terms_[node].tasks;
+  sum_.gpus += t.gpus - terms_[node].gpus;
+  terms_[node] = {t.tasks, t.gpus};
+}
+
+bool Allocator::fits(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) const {
+  if (bound_is_exact(shape)) return totals_allow(shape, state) && bound_allows_now(shape, state, node_order);
+  return allocate(shape, state, node_order).has_value();
+}
+
+bool NodeLoopAllocator::bound_is_exact(const JobShape& shape) const {
+  const bool cpu_only = shape.gpus_total == 0 && shape.gpus_per_node == 0 && shape.gpus_per_task == 0 &&
+                        shape.cpus_per_gpu == 0;
+  return cpu_only && !shape.fixed_nodes && shape.nodes_max >= shape.tasks && takes_any_cpu_count();
+}
+
+bool FitBound::may_fit() const {
+  return totals_allow(*shape_, *state_) && bound_allows(*shape_, sum_.tasks, sum_.gpus);
+}
+
 std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, const ClusterState& state,
                                                     const std::vector<int>& partition_order) const {
   if (!totals_allow(shape, state)) return std::nullopt;
+  // Placing inside nodes is the costly part: first the node-by-node bound, which
+  // fails much sooner on a busy cluster and never refuses what the loop would place.
+  if (!bound_allows_now(shape, state, partition_order)) return std::nullopt;
   const std::vector<int> node_order = order_nodes(shape, state, partition_order);
   Allocation a;
   if (shape.fixed_nodes) {
@@ -147,6 +256,7 @@ std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, con
     for (int node : node_order) {
       if (tasks_left == 0 && gpus_left == 0) break;
       if (static_cast<int>(a.nodes.size()) == shape.nodes_max) break;
+      if (state.node(node).free_cores == 0) continue;  // every task takes a core
       int k = std::min(tasks_left, max_tasks_on_node(shape, state, node));
       if (k == 0) continue;
       int g = shape.gpus_per_task > 0 ? k * shape.gpus_per_task : shape.gpus_per_node;

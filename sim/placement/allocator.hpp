@@ -4,8 +4,10 @@
 // models/placement provides Slurm's cons_tres order and the NUMA-aware modes.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/placement/job_shape.hpp"
@@ -21,6 +23,14 @@ class Allocator {
   /// preference order). std::nullopt = does not fit now.
   [[nodiscard]] virtual std::optional<Allocation> allocate(const JobShape& shape, const ClusterState& state,
                                                            const std::vector<int>& node_order) const = 0;
+  /// True when allocate() succeeds for `shape` exactly when FitBound::may_fit() holds,
+  /// so a scheduler that only asks "would it fit" may trust the bound and not place.
+  [[nodiscard]] virtual bool bound_is_exact(const JobShape& shape) const {
+    (void)shape;
+    return false;
+  }
+  /// Whether allocate() would succeed: the bound alone where it is exact, else placing.
+  [[nodiscard]] bool fits(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) const;
 };
 
 /// Per-node building block shared by allocators: what `tasks` tasks with `gpus`
@@ -45,6 +55,35 @@ class Allocator {
 /// the shape. Lets a scheduler skip node-by-node searches that cannot succeed.
 [[nodiscard]] bool totals_allow(const JobShape& shape, const ClusterState& state);
 
+/// A necessary condition for NodeLoopAllocator::allocate to succeed, from node-by-node
+/// upper bounds on what the shape could hold, kept current as single nodes change:
+/// packed shapes sum min(tasks, max_tasks_on_node) and the free GPUs of the nodes that
+/// could take a task; fixed node counts count the nodes that could hold the smallest
+/// share. allocate() fails whenever may_fit() is false (it tests this first), so a
+/// scheduler that releases or takes jobs one by one (EASY's shadow search) refreshes
+/// the nodes they touch and places only when the bound allows it.
+class FitBound {
+ public:
+  FitBound(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order);
+  /// Recomputes `node`'s bound after its free resources changed in the state.
+  void refresh(int node);
+  void refresh(const Allocation& a) {
+    for (const auto& na : a.nodes) refresh(na.node);
+  }
+  [[nodiscard]] bool may_fit() const;
+
+ private:
+  struct Term {
+    int64_t tasks = 0, gpus = 0;
+  };
+  const JobShape* shape_;
+  const ClusterState* state_;
+  std::vector<uint8_t> pos_;  // per node: 1 when in the node order
+  std::vector<Term> terms_;   // per node
+  Term sum_;
+  std::pair<int, int> share_{0, 0};  // fixed node counts: tasks and GPUs of the smallest share
+};
+
 /// Chooses nodes in preference order (fixed node counts spread tasks evenly, free
 /// counts pack tasks onto as few nodes as possible) and asks `take_on_node` what to
 /// hold on each. Placement policies override only the per-node choice.
@@ -55,6 +94,14 @@ class NodeLoopAllocator : public Allocator {
   /// What `tasks` tasks with `gpus` GPUs hold on `node`, or std::nullopt.
   [[nodiscard]] virtual std::optional<NodeAlloc> take_on_node(const JobShape& shape, const ClusterState& state,
                                                               int node, int tasks, int gpus) const = 0;
+  /// Packed CPU-only shapes that may spread over as many nodes as they have tasks: the
+  /// loop then takes min(left, max_tasks_on_node) from every node in turn, so it
+  /// succeeds exactly when the bound's sum reaches the tasks, provided take_on_node
+  /// always holds any count up to max_tasks_on_node (takes_any_cpu_count()).
+  [[nodiscard]] bool bound_is_exact(const JobShape& shape) const final;
+  /// Whether take_on_node holds any k <= max_tasks_on_node tasks of a CPU-only shape
+  /// (true for lowest-id and Slurm's order; not for modes that keep a task in one domain).
+  [[nodiscard]] virtual bool takes_any_cpu_count() const { return false; }
   /// The order in which nodes are tried; the default keeps the partition's order
   /// (lowest Weight first, then node order).
   [[nodiscard]] virtual std::vector<int> order_nodes(const JobShape& shape, const ClusterState& state,
@@ -73,6 +120,7 @@ class LinearAllocator final : public NodeLoopAllocator {
                                                       int tasks, int gpus) const override {
     return take_on_node_linear(shape, state, node, tasks, gpus);
   }
+  [[nodiscard]] bool takes_any_cpu_count() const override { return true; }
 };
 
 }  // namespace gcsim

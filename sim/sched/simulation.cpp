@@ -115,7 +115,7 @@ void Simulation::process(const Event& e) {
       if (shape) {
         out_[j].shape = *shape;
         // A job no node set can ever hold is rejected at submission, as sbatch does.
-        if (!allocator_->allocate(*shape, *empty_, partition_order_[shape->partition]))
+        if (!allocator_->fits(*shape, *empty_, partition_order_[shape->partition]))
           why = "requested node configuration is not available";
       }
       if (!shape || !why.empty()) {
