@@ -316,7 +316,7 @@ std::vector<TaskBinding> bind_tasks(const View& v, const std::vector<int>& cores
 }
 
 // Whether a placement that ends with `gpus` keeps per-task bindings (computing them is
-// most of the cost of placing a thousand-task CPU job).
+// most of the cost of placing a thousand-task CPU job); finish() drops unwanted ones.
 bool wants_bindings(const View& v, const std::vector<int>& gpus) { return v.req.keep_cpu_bindings || !gpus.empty(); }
 
 NodePlacement finish(const View& v, std::vector<int> cores, std::vector<int> gpus, std::vector<TaskBinding> binds) {
@@ -329,7 +329,7 @@ NodePlacement finish(const View& v, std::vector<int> cores, std::vector<int> gpu
   p.alloc.gpus = std::move(gpus);
   p.alloc.mem_mb = v.req.mem_mb;
   p.alloc.whole_node = v.req.exclusive;
-  p.alloc.bindings = std::move(binds);
+  if (wants_bindings(v, p.alloc.gpus)) p.alloc.bindings = std::move(binds);
   return p;
 }
 
@@ -665,7 +665,6 @@ std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape,
   req.keep_cpu_bindings = keep_cpu_bindings_;
   NodePlacement p = place_on_node(state, node, req, mode_);
   if (!p.fits) return std::nullopt;
-  if (!keep_cpu_bindings_ && p.alloc.gpus.empty()) std::vector<TaskBinding>().swap(p.alloc.bindings);
   return std::move(p.alloc);
 }
 

@@ -24,7 +24,6 @@ void SjfPolicy::schedule(SchedContext& ctx) {
 }
 
 void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& place) {
-
   const Allocator& alloc = ctx.allocator();
   auto place_now = [&](int j) {
     return place ? place(ctx, j, ctx.state()) : alloc.allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
@@ -66,18 +65,17 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
 
   // What the head takes at the shadow time at least (cores, GPUs): a candidate running
   // past it must leave that much free there, which rules out most without placing them.
-  const int tpc = shadow_state.max_threads_per_core();
-  auto min_cores = [&](int j) { return (ctx.shape(j).requested_cpus() + tpc - 1) / tpc; };
-  const int64_t head_cores = min_cores(head), head_gpus = ctx.shape(head).requested_gpus();
+  const int64_t head_cores = min_cores(ctx.shape(head), shadow_state);
+  const int64_t head_gpus = ctx.shape(head).requested_gpus();
   for (size_t k = i + 1; k < queue.size(); ++k) {
     const int j = queue[k];
-    const bool past_shadow = ctx.now() + ctx.shape(j).time_limit > shadow;
-    if (past_shadow && (shadow_state.free_cores_total() - min_cores(j) < head_cores ||
-                        shadow_state.free_gpus_total() - ctx.shape(j).requested_gpus() < head_gpus))
+    const JobShape& sj = ctx.shape(j);
+    const SimTime end = ctx.now() + sj.time_limit;
+    if (end > shadow && (shadow_state.free_cores_total() - min_cores(sj, shadow_state) < head_cores ||
+                         shadow_state.free_gpus_total() - sj.requested_gpus() < head_gpus))
       continue;
     auto a = place_now(j);
     if (!a) continue;
-    const SimTime end = ctx.now() + ctx.shape(j).time_limit;
     if (end <= shadow) {
       ctx.start(j, *a, StartedBy::kBackfill);
       continue;

@@ -44,7 +44,7 @@ int64_t node_memory_mb(const JobShape& shape, const NodeTemplate& t, int tasks, 
 int max_tasks_on_node(const JobShape& shape, const ClusterState& state, int node) {
   const auto& t = state.cluster().tmpl(node);
   const auto& s = state.node(node);
-  if (shape.exclusive && s.jobs > 0) return 0;
+  if (s.free_cores == 0 || (shape.exclusive && s.jobs > 0)) return 0;  // every task takes a core
   const int per_task_cores = cores_for_cpus(shape.cpus_per_task, t.threads_per_core);
   int k = per_task_cores > 0 ? s.free_cores / per_task_cores : s.free_cores;
   if (shape.tasks_per_node > 0) k = std::min(k, shape.tasks_per_node);
@@ -89,24 +89,28 @@ std::optional<NodeAlloc> take_on_node_linear(const JobShape& shape, const Cluste
   return na;
 }
 
-bool totals_allow(const JobShape& shape, const ClusterState& state) {
+int64_t min_cores(const JobShape& shape, const ClusterState& state) {
   const int tpc = state.max_threads_per_core();
-  const int64_t cores = (shape.requested_cpus() + tpc - 1) / tpc;
-  return state.free_cores_total() >= cores && state.free_gpus_total() >= shape.requested_gpus();
+  return (shape.requested_cpus() + tpc - 1) / tpc;
+}
+
+bool totals_allow(const JobShape& shape, const ClusterState& state) {
+  return state.free_cores_total() >= min_cores(shape, state) && state.free_gpus_total() >= shape.requested_gpus();
 }
 
 namespace {
 
-// The smallest share of one node for a fixed node count (the needs allocate() spreads).
-std::pair<int, int> smallest_share(const JobShape& shape) {
+// What node `i` of a fixed node count holds: tasks and per-job GPUs spread evenly
+// (block). Node n-1's share is the smallest.
+std::pair<int, int> fixed_share(const JobShape& shape, int i) {
   const int n = std::max(shape.nodes_min, 1);
   int tasks = 0, gpus = 0;
   if (shape.tasks_per_node > 0)
-    tasks = std::clamp(shape.tasks - (n - 1) * shape.tasks_per_node, 1, shape.tasks_per_node);
+    tasks = std::clamp(shape.tasks - i * shape.tasks_per_node, 1, shape.tasks_per_node);
   else
-    tasks = shape.tasks / n;
+    tasks = shape.tasks / n + (i < shape.tasks % n ? 1 : 0);
   if (shape.gpus_total > 0)
-    gpus = shape.gpus_total / n;
+    gpus = shape.gpus_total / n + (i < shape.gpus_total % n ? 1 : 0);
   else if (shape.gpus_per_task > 0)
     gpus = shape.gpus_per_task * tasks;
   else
@@ -114,19 +118,13 @@ std::pair<int, int> smallest_share(const JobShape& shape) {
   return {tasks, gpus};
 }
 
-}  // namespace
-
-namespace {
-
-struct BoundTerm {
-  int64_t tasks = 0, gpus = 0;
-};
+std::pair<int, int> smallest_share(const JobShape& shape) { return fixed_share(shape, std::max(shape.nodes_min, 1) - 1); }
 
 // One node's share of the bound: packed shapes, the tasks it could take (and then its
 // free GPUs); fixed node counts, 1 when it could hold the smallest share: idle for
 // --exclusive, else the cores, memory and GPUs every take_on_node needs for it.
-BoundTerm bound_term(const JobShape& shape, const ClusterState& state, int node, std::pair<int, int> share) {
-  BoundTerm t;
+FitBound::Term bound_term(const JobShape& shape, const ClusterState& state, int node, std::pair<int, int> share) {
+  FitBound::Term t;
   if (shape.fixed_nodes) {
     const auto& tm = state.cluster().tmpl(node);
     const auto& s = state.node(node);
@@ -141,7 +139,6 @@ BoundTerm bound_term(const JobShape& shape, const ClusterState& state, int node,
     t.tasks = 1;
     return t;
   }
-  if (state.node(node).free_cores == 0) return t;  // every task takes a core
   t.tasks = std::min(shape.tasks, max_tasks_on_node(shape, state, node));
   if (t.tasks > 0 && shape.gpus_total > 0) t.gpus = static_cast<int64_t>(free_gpus_of_type(shape, state, node).size());
   return t;
@@ -156,7 +153,7 @@ bool bound_allows_now(const JobShape& shape, const ClusterState& state, const st
   const auto share = shape.fixed_nodes ? smallest_share(shape) : std::pair<int, int>{0, 0};
   int64_t tasks = 0, gpus = 0;
   for (int n : node_order) {
-    const BoundTerm t = bound_term(shape, state, n, share);
+    const FitBound::Term t = bound_term(shape, state, n, share);
     tasks += t.tasks;
     gpus += t.gpus;
     if (bound_allows(shape, tasks, gpus)) return true;
@@ -171,8 +168,8 @@ FitBound::FitBound(const JobShape& shape, const ClusterState& state, const std::
   if (shape.fixed_nodes) share_ = smallest_share(shape);
   for (int n : node_order) {
     pos_[n] = 1;
-    const BoundTerm t = bound_term(shape, state, n, share_);
-    terms_[n] = {t.tasks, t.gpus};
+    const FitBound::Term t = bound_term(shape, state, n, share_);
+    terms_[n] = t;
     sum_.tasks += t.tasks;
     sum_.gpus += t.gpus;
   }
@@ -180,10 +177,10 @@ FitBound::FitBound(const JobShape& shape, const ClusterState& state, const std::
 
 void FitBound::refresh(int node) {
   if (!pos_[node]) return;
-  const BoundTerm t = bound_term(*shape_, *state_, node, share_);
+  const FitBound::Term t = bound_term(*shape_, *state_, node, share_);
   sum_.tasks += t.tasks - terms_[node].tasks;
   sum_.gpus += t.gpus - terms_[node].gpus;
-  terms_[node] = {t.tasks, t.gpus};
+  terms_[node] = t;
 }
 
 bool Allocator::fits(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) const {
@@ -216,18 +213,7 @@ std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, con
       int tasks, gpus;
     };
     std::vector<Need> needs(n);
-    for (int i = 0; i < n; ++i) {
-      if (shape.tasks_per_node > 0)
-        needs[i].tasks = std::clamp(shape.tasks - i * shape.tasks_per_node, 1, shape.tasks_per_node);
-      else
-        needs[i].tasks = shape.tasks / n + (i < shape.tasks % n ? 1 : 0);
-      if (shape.gpus_total > 0)
-        needs[i].gpus = shape.gpus_total / n + (i < shape.gpus_total % n ? 1 : 0);
-      else if (shape.gpus_per_task > 0)
-        needs[i].gpus = shape.gpus_per_task * needs[i].tasks;
-      else
-        needs[i].gpus = shape.gpus_per_node;
-    }
+    for (int i = 0; i < n; ++i) std::tie(needs[i].tasks, needs[i].gpus) = fixed_share(shape, i);
     // Largest needs first, so a node that only fits a small share is used for one.
     std::stable_sort(needs.begin(), needs.end(),
                      [](const Need& x, const Need& y) { return std::tie(x.tasks, x.gpus) > std::tie(y.tasks, y.gpus); });
@@ -256,7 +242,6 @@ std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, con
     for (int node : node_order) {
       if (tasks_left == 0 && gpus_left == 0) break;
       if (static_cast<int>(a.nodes.size()) == shape.nodes_max) break;
-      if (state.node(node).free_cores == 0) continue;  // every task takes a core
       int k = std::min(tasks_left, max_tasks_on_node(shape, state, node));
       if (k == 0) continue;
       int g = shape.gpus_per_task > 0 ? k * shape.gpus_per_task : shape.gpus_per_node;

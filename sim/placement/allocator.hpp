@@ -51,6 +51,9 @@ class Allocator {
 /// How many of the shape's tasks (each with gpus_per_task GPUs) node `node` can take now.
 [[nodiscard]] int max_tasks_on_node(const JobShape& shape, const ClusterState& state, int node);
 
+/// The fewest cores the shape's CPUs take anywhere in `state` (at its most threads per core).
+[[nodiscard]] int64_t min_cores(const JobShape& shape, const ClusterState& state);
+
 /// A necessary condition, in O(1): the cluster-wide free cores and GPUs could hold
 /// the shape. Lets a scheduler skip node-by-node searches that cannot succeed.
 [[nodiscard]] bool totals_allow(const JobShape& shape, const ClusterState& state);
@@ -72,10 +75,12 @@ class FitBound {
   }
   [[nodiscard]] bool may_fit() const;
 
- private:
+  /// One node's part: tasks it could take (packed) or 1 if it could hold a share (fixed), and GPUs.
   struct Term {
     int64_t tasks = 0, gpus = 0;
   };
+
+ private:
   const JobShape* shape_;
   const ClusterState* state_;
   std::vector<uint8_t> pos_;  // per node: 1 when in the node order
