@@ -26,7 +26,7 @@ const std::vector<std::pair<PlacementMode, std::string>>& mode_table() {
 // The free resources of one node and the questions every mode asks of them.
 struct View {
   const NodeTemplate& t;
-  const std::vector<uint8_t>& core_free;
+  CoreBits core_free;
   uint64_t gpu_free;
   int64_t free_mem_mb;
   const NodeRequest& req;
@@ -127,8 +127,7 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
   if (v.req.gpus == 0) {
     // A CPU job that takes every free core gets them all, whatever the distribution:
     // skip the per-socket dealing (MPI logs place most of their jobs on whole nodes).
-    int free = 0;
-    for (int c = 0; c < v.t.cores(); ++c) free += v.core_free[c] != 0;
+    const int free = v.core_free.count();
     if (n > free) {
       *why = "not enough free cores";
       return std::nullopt;
@@ -628,12 +627,12 @@ const std::vector<std::string>& placement_mode_names() {
   return names;
 }
 
-NodePlacement place_on_template(const NodeTemplate& t, const std::vector<uint8_t>& core_free, uint64_t gpu_free,
+NodePlacement place_on_template(const NodeTemplate& t, CoreBits core_free, uint64_t gpu_free,
                                 int64_t free_mem_mb, const NodeRequest& req, PlacementMode mode) {
   const View v{t, core_free, gpu_free, free_mem_mb, req};
   if (t.memory_mb > 0 && req.mem_mb > free_mem_mb) return fail("not enough free memory");
   if (req.exclusive) {
-    const bool idle = std::all_of(core_free.begin(), core_free.end(), [](uint8_t f) { return f != 0; }) &&
+    const bool idle = core_free.all() &&
                       std::popcount(gpu_free) == static_cast<int>(t.gpus.size());
     if (!idle) return fail("node is not idle (--exclusive)");
     std::vector<int> cores(t.cores()), gpus(t.gpus.size());
@@ -653,7 +652,7 @@ NodePlacement place_on_template(const NodeTemplate& t, const std::vector<uint8_t
 
 NodePlacement place_on_node(const ClusterState& state, int node, const NodeRequest& req, PlacementMode mode) {
   const auto& s = state.node(node);
-  NodePlacement p = place_on_template(state.cluster().tmpl(node), s.core_free, s.gpu_free, s.free_mem_mb, req, mode);
+  NodePlacement p = place_on_template(state.cluster().tmpl(node), state.core_free(node), s.gpu_free, s.free_mem_mb, req, mode);
   if (p.fits) p.alloc.node = node;
   return p;
 }
@@ -691,9 +690,9 @@ int64_t slurm_sched_weight(const JobShape& shape, const ClusterState& state, int
   int near = 0;
   if (need > 0) {
     const auto& t = state.cluster().tmpl(node);
-    const auto& s = state.node(node);
     std::vector<int> free_in_socket(t.total_sockets(), 0);
-    for (int c = 0; c < t.cores(); ++c) free_in_socket[t.socket_of_core(c)] += s.core_free[c];
+    const CoreBits free = state.core_free(node);
+    for (int c = 0; c < t.cores(); ++c) free_in_socket[t.socket_of_core(c)] += free[c];
     for (int g : free_gpus_of_type(shape, state, node))
       if (free_in_socket[t.socket_of_numa(t.gpus[g].numa)] > 0) ++near;
     near = std::min({near, shape.gpus_per_node > 0 ? shape.gpus_per_node : need, 0xff});

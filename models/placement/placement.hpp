@@ -63,8 +63,8 @@ struct NodePlacement {
                                           PlacementMode mode);
 
 /// The same, on a free-resource description alone (the real mode, tests): `core_free`
-/// per abstract core, `gpu_free` bit mask.
-[[nodiscard]] NodePlacement place_on_template(const NodeTemplate& t, const std::vector<uint8_t>& core_free,
+/// one bit per abstract core (a CoreMask converts), `gpu_free` bit mask.
+[[nodiscard]] NodePlacement place_on_template(const NodeTemplate& t, CoreBits core_free,
                                               uint64_t gpu_free, int64_t free_mem_mb, const NodeRequest& req,
                                               PlacementMode mode);
 

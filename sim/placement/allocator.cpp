@@ -79,8 +79,9 @@ std::optional<NodeAlloc> take_on_node_linear(const JobShape& shape, const Cluste
   if (gpus > static_cast<int>(free_gpus.size())) return std::nullopt;
   na.mem_mb = mem_needed(shape, t, ncores, gpus);
   if (t.memory_mb > 0 && na.mem_mb > s.free_mem_mb) return std::nullopt;
+  const CoreBits free = state.core_free(node);
   for (int c = 0; c < t.cores() && static_cast<int>(na.cores.size()) < ncores; ++c)
-    if (s.core_free[c]) na.cores.push_back(c);
+    if (free[c]) na.cores.push_back(c);
   if (shape.exclusive) {
     for (size_t g = 0; g < t.gpus.size(); ++g) na.gpus.push_back(static_cast<int>(g));
   } else {
@@ -149,7 +150,20 @@ bool bound_allows(const JobShape& shape, int64_t tasks, int64_t gpus) {
   return tasks >= shape.tasks && gpus >= shape.gpus_total;
 }
 
+// Packed CPU-only shapes of one core per task with no memory, per-node or exclusive
+// limit: every node's term is then its free cores, and min(tasks, free) summed over
+// every node reaches the tasks exactly when the free cores do. The bound is then the
+// state's free-core total, kept without visiting a node.
+bool bound_is_free_cores(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) {
+  const bool cpu_only = shape.gpus_total == 0 && shape.gpus_per_node == 0 && shape.gpus_per_task == 0 &&
+                        shape.cpus_per_gpu == 0;
+  return cpu_only && !shape.fixed_nodes && !shape.exclusive && !shape.mem_whole_node && shape.cpus_per_task <= 1 &&
+         shape.tasks_per_node <= 0 && shape.mem_per_cpu_mb <= 0 && shape.mem_per_node_mb <= 0 &&
+         node_order.size() == state.size();
+}
+
 bool bound_allows_now(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) {
+  if (bound_is_free_cores(shape, state, node_order)) return state.free_cores_total() >= shape.tasks;
   const auto share = shape.fixed_nodes ? smallest_share(shape) : std::pair<int, int>{0, 0};
   int64_t tasks = 0, gpus = 0;
   for (int n : node_order) {
@@ -164,7 +178,10 @@ bool bound_allows_now(const JobShape& shape, const ClusterState& state, const st
 }  // namespace
 
 FitBound::FitBound(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order)
-    : shape_(&shape), state_(&state), pos_(state.size(), 0), terms_(state.size()) {
+    : shape_(&shape), state_(&state), free_cores_only_(bound_is_free_cores(shape, state, node_order)) {
+  if (free_cores_only_) return;
+  pos_.assign(state.size(), 0);
+  terms_.resize(state.size());
   if (shape.fixed_nodes) share_ = smallest_share(shape);
   for (int n : node_order) {
     pos_[n] = 1;
@@ -176,7 +193,7 @@ FitBound::FitBound(const JobShape& shape, const ClusterState& state, const std::
 }
 
 void FitBound::refresh(int node) {
-  if (!pos_[node]) return;
+  if (free_cores_only_ || !pos_[node]) return;
   const FitBound::Term t = bound_term(*shape_, *state_, node, share_);
   sum_.tasks += t.tasks - terms_[node].tasks;
   sum_.gpus += t.gpus - terms_[node].gpus;
@@ -195,6 +212,7 @@ bool NodeLoopAllocator::bound_is_exact(const JobShape& shape) const {
 }
 
 bool FitBound::may_fit() const {
+  if (free_cores_only_) return state_->free_cores_total() >= shape_->tasks;
   return totals_allow(*shape_, *state_) && bound_allows(*shape_, sum_.tasks, sum_.gpus);
 }
 

@@ -71,6 +71,7 @@ class FitBound {
   /// Recomputes `node`'s bound after its free resources changed in the state.
   void refresh(int node);
   void refresh(const Allocation& a) {
+    if (free_cores_only_) return;
     for (const auto& na : a.nodes) refresh(na.node);
   }
   [[nodiscard]] bool may_fit() const;
@@ -83,6 +84,7 @@ class FitBound {
  private:
   const JobShape* shape_;
   const ClusterState* state_;
+  bool free_cores_only_;      // one core per task, nothing else limits: the free-core total decides
   std::vector<uint8_t> pos_;  // per node: 1 when in the node order
   std::vector<Term> terms_;   // per node
   Term sum_;

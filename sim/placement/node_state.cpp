@@ -1,9 +1,30 @@
 #include "sim/placement/node_state.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace gcsim {
+
+int CoreBits::count() const {
+  int n = 0;
+  for (size_t i = 0; i < core_words(n_); ++i) n += std::popcount(w_[i]);
+  return n;
+}
+
+CoreMask::CoreMask(int cores, bool free) : w_(core_words(cores), 0), n_(cores) {
+  if (free)
+    for (int c = 0; c < cores; ++c) set(c, true);
+}
+
+void CoreMask::set(int c, bool free) {
+  const uint64_t bit = 1ULL << (c & 63);
+  if (free) {
+    w_[static_cast<size_t>(c >> 6)] |= bit;
+  } else {
+    w_[static_cast<size_t>(c >> 6)] &= ~bit;
+  }
+}
 
 int64_t Allocation::cores() const {
   int64_t t = 0;
@@ -23,10 +44,16 @@ int64_t Allocation::tasks() const {
 
 ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
   nodes_.resize(cluster.nodes.size());
+  size_t words = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) words += core_words(cluster.tmpl(static_cast<int>(i)).cores());
+  core_words_.assign(words, 0);
+  words = 0;
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const auto& t = cluster.tmpl(static_cast<int>(i));
     auto& s = nodes_[i];
-    s.core_free.assign(t.cores(), 1);
+    s.core_word = static_cast<uint32_t>(words);
+    for (int c = 0; c < t.cores(); ++c) core_words_[words + static_cast<size_t>(c >> 6)] |= 1ULL << (c & 63);
+    words += core_words(t.cores());
     s.free_cores = t.cores();
     s.free_mem_mb = t.memory_mb;
     const int g = static_cast<int>(t.gpus.size());
@@ -42,8 +69,9 @@ bool ClusterState::fits(const Allocation& a) const {
   for (const auto& na : a.nodes) {
     const auto& s = nodes_[na.node];
     if (na.whole_node && s.jobs > 0) return false;
+    const uint64_t* w = core_words_.data() + s.core_word;
     for (int c : na.cores)
-      if (!s.core_free[c]) return false;
+      if (!(w[c >> 6] >> (c & 63) & 1U)) return false;
     for (int g : na.gpus)
       if (!(s.gpu_free >> g & 1)) return false;
     if (cluster_->tmpl(na.node).memory_mb > 0 && na.mem_mb > s.free_mem_mb) return false;
@@ -55,7 +83,8 @@ void ClusterState::allocate(const Allocation& a) {
   if (!fits(a)) throw std::logic_error("allocation of resources that are not free");
   for (const auto& na : a.nodes) {
     auto& s = nodes_[na.node];
-    for (int c : na.cores) s.core_free[c] = 0;
+    uint64_t* w = core_words_.data() + s.core_word;
+    for (int c : na.cores) w[c >> 6] &= ~(1ULL << (c & 63));
     s.free_cores -= static_cast<int>(na.cores.size());
     for (int g : na.gpus) s.gpu_free &= ~(1ULL << g);
     s.free_gpus -= static_cast<int>(na.gpus.size());
@@ -69,7 +98,8 @@ void ClusterState::allocate(const Allocation& a) {
 void ClusterState::release(const Allocation& a) {
   for (const auto& na : a.nodes) {
     auto& s = nodes_[na.node];
-    for (int c : na.cores) s.core_free[c] = 1;
+    uint64_t* w = core_words_.data() + s.core_word;
+    for (int c : na.cores) w[c >> 6] |= 1ULL << (c & 63);
     s.free_cores += static_cast<int>(na.cores.size());
     for (int g : na.gpus) s.gpu_free |= (1ULL << g);
     s.free_gpus += static_cast<int>(na.gpus.size());

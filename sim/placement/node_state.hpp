@@ -37,8 +37,44 @@ struct Allocation {
   [[nodiscard]] int64_t tasks() const;
 };
 
+/// The free cores of one node as bits (bit c % 64 of word c / 64 set: core c is free).
+/// A view into storage its owner keeps: a ClusterState or a CoreMask.
+class CoreBits {
+ public:
+  CoreBits() = default;
+  CoreBits(const uint64_t* words, int cores) : w_(words), n_(cores) {}
+  [[nodiscard]] bool operator[](int c) const { return (w_[c >> 6] >> (c & 63)) & 1U; }
+  [[nodiscard]] int size() const { return n_; }
+  [[nodiscard]] int count() const;
+  [[nodiscard]] bool all() const { return count() == n_; }
+
+ private:
+  const uint64_t* w_ = nullptr;
+  int n_ = 0;
+};
+
+/// An owned free-core mask, for callers that place without a ClusterState (the
+/// real mode, tests).
+class CoreMask {
+ public:
+  explicit CoreMask(int cores = 0, bool free = true);
+  void set(int c, bool free);
+  [[nodiscard]] bool operator[](int c) const { return bits()[c]; }
+  [[nodiscard]] CoreBits bits() const { return {w_.data(), n_}; }
+  operator CoreBits() const { return bits(); }  // NOLINT: a mask reads as its bits
+
+ private:
+  std::vector<uint64_t> w_;
+  int n_ = 0;
+};
+
+/// Words needed for `cores` bits.
+[[nodiscard]] constexpr size_t core_words(int cores) { return (static_cast<size_t>(cores) + 63) / 64; }
+
+/// Counters of one node. Trivially copyable: the core bits live in the ClusterState's
+/// one flat array, so copying a state (the backfill shadow) is two memcpys.
 struct NodeState {
-  std::vector<uint8_t> core_free;  // 1 = free, per core
+  uint32_t core_word = 0;    // first word of this node's core bits in the state's array
   int free_cores = 0;
   int64_t free_mem_mb = 0;   // memory_mb == 0 in the template: not modelled
   uint64_t gpu_free = 0;     // bit i = GPU i free (at most 64 GPUs per node)
@@ -54,6 +90,10 @@ class ClusterState {
   [[nodiscard]] const NodeState& node(int i) const { return nodes_[i]; }
   [[nodiscard]] size_t size() const { return nodes_.size(); }
   [[nodiscard]] bool idle(int i) const { return nodes_[i].jobs == 0; }
+  /// Node i's free cores, one bit per Slurm abstract core.
+  [[nodiscard]] CoreBits core_free(int i) const {
+    return {core_words_.data() + nodes_[i].core_word, cluster_->tmpl(i).cores()};
+  }
   [[nodiscard]] int64_t free_cores_total() const { return free_cores_total_; }
   [[nodiscard]] int64_t free_gpus_total() const { return free_gpus_total_; }
   [[nodiscard]] int max_threads_per_core() const { return max_tpc_; }
@@ -68,6 +108,7 @@ class ClusterState {
  private:
   const Cluster* cluster_;
   std::vector<NodeState> nodes_;
+  std::vector<uint64_t> core_words_;  // every node's core bits, node after node
   int64_t free_cores_total_ = 0;
   int64_t free_gpus_total_ = 0;
   int max_tpc_ = 1;

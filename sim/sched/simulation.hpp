@@ -84,6 +84,8 @@ class Simulation final : private SchedContext {
   /// Runs one extra scheduling pass on the current state (benchmarks, tests).
   void schedule_once();
   [[nodiscard]] const std::vector<JobOutcome>& outcomes() const { return out_; }
+  /// Moves the outcomes out once the run is over (the simulation is spent after this).
+  [[nodiscard]] std::vector<JobOutcome> take_outcomes() { return std::move(out_); }
   [[nodiscard]] const Trace& trace() const { return *trace_; }
 
  private:

@@ -5,7 +5,8 @@
 //  - the bound never refuses what allocate() places (it is a necessary condition);
 //  - where the allocator calls it exact (packed CPU-only shapes, slurm/unbound/linear),
 //    fits() agrees with allocate() every time;
-//  - a bound kept current by refresh() after each allocate/release equals a fresh one.
+//  - a bound kept current by refresh() after each allocate/release equals a fresh one;
+//  - for packed CPU-only shapes it equals the node-by-node sum computed here.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -39,8 +40,21 @@ TEST_CASE("FitBound never refuses a placement and is exact where the allocator s
                                          "-N 3 --ntasks-per-node=5", "-n 2 --mem-per-cpu=4G", "--exclusive -n 20",
                                          "-n 1 --gpus=1", "-n 2 --gpus=3", "-N 2 --gpus-per-node=2",
                                          "-n 4 --gpus-per-task=1", "-n 1 -c 4 --gpus=2"};
-  for (const char* file : {"configs/pcie-8gpu.yaml", "configs/dgx-a100-pod.yaml", "configs/mixed.yaml"}) {
-    const Cluster c = load_cluster_yaml(test::src(file));
+  // The last entry is mixed.yaml as a cluster inferred from an SWF log would be: memory
+  // not modelled, one partition of every node. One-core-per-task shapes then take the
+  // free-core-total path.
+  for (const std::string file : {"configs/pcie-8gpu.yaml", "configs/dgx-a100-pod.yaml", "configs/mixed.yaml",
+                                 "configs/mixed.yaml (no memory)"}) {
+    const bool no_memory = file.ends_with("(no memory)");
+    Cluster c = load_cluster_yaml(test::src(no_memory ? "configs/mixed.yaml" : file));
+    if (no_memory) {
+      for (auto& t : c.templates) t.memory_mb = 0;
+      c.def_mem_per_cpu_mb.reset();
+      c.def_mem_per_gpu_mb.reset();
+      auto& every = c.partitions[static_cast<size_t>(c.default_partition())].nodes;  // it takes every node
+      every.resize(c.nodes.size());
+      for (size_t n = 0; n < every.size(); ++n) every[n] = static_cast<int>(n);
+    }
     std::vector<JobShape> shapes;
     for (const auto& a : args) shapes.push_back(shape_of(c, a));
     for (PlacementMode mode : {PlacementMode::kSlurm, PlacementMode::kUnbound, PlacementMode::kNumaBound,
@@ -52,7 +66,7 @@ TEST_CASE("FitBound never refuses a placement and is exact where the allocator s
       std::vector<FitBound> bounds;
       for (const auto& s : shapes) bounds.emplace_back(s, state, partition_node_order(c, s.partition));
       std::vector<Allocation> held;
-      int exact_checked = 0, placed = 0;
+      int exact_checked = 0, placed = 0, whole_cluster_checked = 0;
       for (int step = 0; step < 300; ++step) {
         const auto& s = shapes[rng() % shapes.size()];
         const auto& order = partition_node_order(c, s.partition);
@@ -65,6 +79,16 @@ TEST_CASE("FitBound never refuses a placement and is exact where the allocator s
           ++exact_checked;
         }
         CHECK(alloc.fits(s, state, order) == a.has_value());
+        // Packed CPU-only shapes: the bound summed node by node here, as the oracle (the
+        // allocator decides one-core-per-task shapes from the free-core total alone).
+        if (!s.fixed_nodes && s.gpus_total == 0 && s.gpus_per_node == 0 && s.gpus_per_task == 0 &&
+            s.cpus_per_gpu == 0) {
+          int64_t sum = 0;
+          for (int n : order) sum += std::min(s.tasks, max_tasks_on_node(s, state, n));
+          CHECK(bound == (totals_allow(s, state) && sum >= s.tasks));
+          if (order.size() == state.size() && s.cpus_per_task <= 1 && s.mem_per_cpu_mb <= 0 && !s.exclusive)
+            ++whole_cluster_checked;
+        }
         // Hold it, or release an older one (about one in three steps).
         if (a && rng() % 3 != 0) {
           state.allocate(*a);
@@ -82,7 +106,51 @@ TEST_CASE("FitBound never refuses a placement and is exact where the allocator s
                 FitBound(shapes[i], state, partition_node_order(c, shapes[i].partition)).may_fit());
       }
       CHECK(placed > 20);
+      if (no_memory) CHECK(whole_cluster_checked > 20);  // the free-core-total case is exercised
       if (mode == PlacementMode::kSlurm || mode == PlacementMode::kUnbound) CHECK(exact_checked > 50);
     }
+  }
+}
+
+TEST_CASE("FitBound on a memory-less cluster decides at the exact edge of the free cores", "[placement][fitbound]") {
+  // mixed.yaml as an SWF-inferred cluster is: memory not modelled, one partition of
+  // every node. Every node is filled but for 3 free cores on each of the first three
+  // (9 free cores in all, none of them a pair on one node beyond 3).
+  Cluster c = load_cluster_yaml(test::src("configs/mixed.yaml"));
+  for (auto& t : c.templates) t.memory_mb = 0;
+  c.def_mem_per_cpu_mb.reset();
+  c.def_mem_per_gpu_mb.reset();
+  auto& every = c.partitions[static_cast<size_t>(c.default_partition())].nodes;
+  every.resize(c.nodes.size());
+  for (size_t n = 0; n < every.size(); ++n) every[n] = static_cast<int>(n);
+  ClusterState state(c);
+  Allocation fill;
+  for (int n = 0; n < static_cast<int>(c.nodes.size()); ++n) {
+    NodeAlloc na;
+    na.node = n;
+    na.tasks = 1;
+    const int keep = n < 3 ? 3 : 0;
+    for (int core = 0; core < c.tmpl(n).cores() - keep; ++core) na.cores.push_back(core);
+    fill.nodes.push_back(na);
+  }
+  state.allocate(fill);
+  REQUIRE(state.free_cores_total() == 9);
+  PlacementAllocator alloc(PlacementMode::kSlurm);
+  alloc.keep_cpu_job_bindings(false);
+  const int tpc = c.tmpl(0).threads_per_core;
+  REQUIRE(tpc == 2);
+  // {sbatch options, fits}: one core per task fits up to the 9 free cores; two cores
+  // per task (-c 4 on SMT2) fit one task per node, so 3 tasks and not 4.
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {"-n 9", true}, {"-n 10", false}, {"-n 9 -c 2", true}, {"-n 10 -c 2", false},
+      {"-n 3 -c 4", true}, {"-n 4 -c 4", false}, {"-n 1 -c 6", true}, {"-n 1 -c 8", false}};
+  const auto& order = partition_node_order(c, c.default_partition());
+  REQUIRE(order.size() == state.size());
+  for (const auto& [args, fits] : cases) {
+    INFO(args);
+    const JobShape s = shape_of(c, args);
+    CHECK(FitBound(s, state, order).may_fit() == fits);
+    CHECK(alloc.fits(s, state, order) == fits);
+    CHECK(alloc.allocate(s, state, order).has_value() == fits);
   }
 }

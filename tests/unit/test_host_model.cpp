@@ -252,7 +252,7 @@ TEST_CASE("host: loader factor of the placement library's bindings", "[host]") {
   req.tasks = 1;
   req.cpus_per_task = 16;
   req.gpus = 1;
-  const std::vector<uint8_t> all_free(static_cast<size_t>(n.t.cores()), 1);
+  const gcsim::CoreMask all_free(n.t.cores());
   const uint64_t gpus_free = 0xff;
   SECTION("numa-bound: the task's cores are on its GPU's domain: factor 1") {
     const NodePlacement p = place_on_template(n.t, all_free, gpus_free, 0, req, PlacementMode::kNumaBound);

@@ -42,7 +42,7 @@ std::string per_task(const NodeAlloc& a, bool gpus) {
 void run_scenario(const fs::path& file) {
   const std::string text = read_input_file(file.string());
   NodeTemplate t;
-  std::vector<uint8_t> core_free;
+  gcsim::CoreMask core_free;
   uint64_t gpu_free = 0;
   NodeRequest req;
   int line_no = 0;
@@ -76,14 +76,14 @@ void run_scenario(const fs::path& file) {
                                     std::stoi(std::string(l.substr(colon + 1)))});
         }
       }
-      core_free.assign(t.cores(), 1);
+      core_free = gcsim::CoreMask(t.cores());
       gpu_free = (1ULL << t.gpus.size()) - 1;
     } else if (cmd == "reset") {
-      core_free.assign(t.cores(), 1);
+      core_free = gcsim::CoreMask(t.cores());
       gpu_free = (1ULL << t.gpus.size()) - 1;
     } else if (cmd == "busy") {
       auto m = kv(toks, 1);
-      for (int c : gcsim::test::parse_id_list(m["cores"])) core_free[c] = 0;
+      for (int c : gcsim::test::parse_id_list(m["cores"])) core_free.set(c, false);
       for (int g : gcsim::test::parse_id_list(m["gpus"])) gpu_free &= ~(1ULL << g);
     } else if (cmd == "request") {
       auto m = kv(toks, 1);
@@ -101,7 +101,7 @@ void run_scenario(const fs::path& file) {
       const NodePlacement p = place_on_template(t, core_free, gpu_free, 0, req, *mode);
       if (cmd == "apply") {
         REQUIRE(p.fits);
-        for (int c : p.alloc.cores) core_free[c] = 0;
+        for (int c : p.alloc.cores) core_free.set(c, false);
         for (int g : p.alloc.gpus) gpu_free &= ~(1ULL << g);
         continue;
       }

@@ -176,7 +176,13 @@ std::unique_ptr<PreparedRun> prepare_run(const RunSpec& a, const std::vector<std
   const auto mode = parse_placement_mode(a.binding);
   if (!mode) throw InputError(kCli, "unknown binding '" + a.binding + "'");
   // Read and validate every input before any run directory is touched.
-  p->trace = shared && shared->trace ? *shared->trace : read_trace(a.trace, warnings);
+  // Not `c ? *shared : read_trace()`: that conditional is a prvalue copied from either
+  // operand, which copied the 312k-job Curie trace once more.
+  if (shared && shared->trace) {
+    p->trace = *shared->trace;
+  } else {
+    p->trace = read_trace(a.trace, warnings);
+  }
   apply_window_args(p->trace, a.window);
   if (p->trace.jobs.empty()) throw InputError(SourceLoc{a.trace, 0, 0}, "no jobs left in the --from/--to window");
   if (!a.start.empty()) {
@@ -261,7 +267,7 @@ RunOutput execute_run(PreparedRun& p, const std::string& out, const std::functio
   Simulation sim(p.cluster, p.trace, *p.policy, *p.allocator, opt);
   RunOutput r;
   r.result = sim.run();
-  r.outcomes = sim.outcomes();
+  r.outcomes = sim.take_outcomes();
   r.summary = summarize(p.cluster, p.trace, r.outcomes);
   const Trace& trace = p.trace;
 
