@@ -1,6 +1,8 @@
 #include "models/sched/baseline.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace gcsim {
 
@@ -9,7 +11,7 @@ void FcfsPolicy::schedule(SchedContext& ctx) {
   for (int j : queue) {
     auto a = ctx.allocator().allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
     if (!a) break;
-    ctx.start(j, *a, StartedBy::kMain);
+    ctx.start(j, std::move(*a), StartedBy::kMain);
   }
 }
 
@@ -23,6 +25,78 @@ void SjfPolicy::schedule(SchedContext& ctx) {
   easy_pass(ctx, queue);
 }
 
+namespace {
+
+// The cluster as EASY plans it at the shadow time: running jobs released in order of
+// their expected end, and the jobs backfilled past the shadow time taken. In general a
+// copy of the state with the head's node-by-node bound kept on it. When the head's
+// bound is exact and the free-core total alone decides it (FitBound), only the totals
+// are kept: every resource free in the live state is free in the shadow one too (the
+// shadow only adds releases, and takes what it takes in both), so a candidate placed
+// on the live state always fits the shadow, and only the head's count is left to check.
+class Shadow {
+ public:
+  Shadow(const SchedContext& ctx, int head, const Allocator& alloc)
+      : ctx_(ctx),
+        head_(head),
+        alloc_(alloc),
+        shape_(ctx.shape(head)),
+        exact_(alloc.bound_is_exact(shape_)),
+        counted_(exact_ && FitBound::decided_by_free_cores(shape_, ctx.state(), ctx.node_order(head))),
+        cores_(ctx.state().free_cores_total()),
+        gpus_(ctx.state().free_gpus_total()) {
+    if (counted_) return;
+    state_.emplace(ctx.state());
+    bound_.emplace(shape_, *state_, ctx.node_order(head));
+  }
+
+  void release(const Allocation& a) {
+    if (counted_) {
+      cores_ += a.cores();
+      gpus_ += a.gpus();
+      return;
+    }
+    state_->release(a);
+    bound_->refresh(a);
+  }
+  [[nodiscard]] bool head_fits() const {
+    if (counted_) return cores_ >= shape_.tasks;
+    return bound_->may_fit() && (exact_ || alloc_.allocate(shape_, *state_, ctx_.node_order(head_)));
+  }
+  [[nodiscard]] int64_t free_cores() const { return counted_ ? cores_ : state_->free_cores_total(); }
+  [[nodiscard]] int64_t free_gpus() const { return counted_ ? gpus_ : state_->free_gpus_total(); }
+  // Takes `a` (a job that runs past the shadow time) when the head still fits without
+  // it; otherwise leaves the shadow as it was. Tried in place and undone, rather than
+  // copying the whole cluster per candidate.
+  bool take_if_head_still_fits(const Allocation& a) {
+    if (counted_) {
+      if (cores_ - a.cores() < shape_.tasks) return false;
+      cores_ -= a.cores();
+      gpus_ -= a.gpus();
+      return true;
+    }
+    if (!state_->fits(a)) return false;
+    state_->allocate(a);
+    bound_->refresh(a);
+    if (head_fits()) return true;
+    state_->release(a);
+    bound_->refresh(a);
+    return false;
+  }
+
+ private:
+  const SchedContext& ctx_;
+  int head_;
+  const Allocator& alloc_;
+  const JobShape& shape_;
+  bool exact_, counted_;
+  int64_t cores_, gpus_;  // counted_: free cores and GPUs at the shadow
+  std::optional<ClusterState> state_;
+  std::optional<FitBound> bound_;
+};
+
+}  // namespace
+
 void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& place) {
   const Allocator& alloc = ctx.allocator();
   auto place_now = [&](int j) {
@@ -33,7 +107,7 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
     const int j = queue[i];
     auto a = place_now(j);
     if (!a) break;
-    ctx.start(j, *a, StartedBy::kMain);
+    ctx.start(j, std::move(*a), StartedBy::kMain);
   }
   if (i >= queue.size()) return;
   const int head = queue[i];
@@ -42,20 +116,12 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
   std::vector<int> running = ctx.running();
   std::stable_sort(running.begin(), running.end(),
                    [&](int a, int b) { return ctx.expected_end(a) < ctx.expected_end(b); });
-  ClusterState shadow_state = ctx.state();
-  // The head's node-by-node bound follows the shadow state, so most release steps and
-  // backfill candidates are judged without placing the head.
-  FitBound head_bound(ctx.shape(head), shadow_state, ctx.node_order(head));
-  const bool bound_exact = alloc.bound_is_exact(ctx.shape(head));
+  Shadow shadow_state(ctx, head, alloc);
   SimTime shadow = SimTime::infinite();
   for (size_t k = 0; k < running.size();) {
     const SimTime t = ctx.expected_end(running[k]);
-    while (k < running.size() && ctx.expected_end(running[k]) == t) {
-      const Allocation& r = ctx.allocation(running[k++]);
-      shadow_state.release(r);
-      head_bound.refresh(r);
-    }
-    if (head_bound.may_fit() && (bound_exact || alloc.allocate(ctx.shape(head), shadow_state, ctx.node_order(head)))) {
+    while (k < running.size() && ctx.expected_end(running[k]) == t) shadow_state.release(ctx.allocation(running[k++]));
+    if (shadow_state.head_fits()) {
       shadow = t;
       break;
     }
@@ -65,32 +131,20 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
 
   // What the head takes at the shadow time at least (cores, GPUs): a candidate running
   // past it must leave that much free there, which rules out most without placing them.
-  const int64_t head_cores = min_cores(ctx.shape(head), shadow_state);
+  const int64_t head_cores = min_cores(ctx.shape(head), ctx.state());
   const int64_t head_gpus = ctx.shape(head).requested_gpus();
   for (size_t k = i + 1; k < queue.size(); ++k) {
     const int j = queue[k];
     const JobShape& sj = ctx.shape(j);
     const SimTime end = ctx.now() + sj.time_limit;
-    if (end > shadow && (shadow_state.free_cores_total() - min_cores(sj, shadow_state) < head_cores ||
-                         shadow_state.free_gpus_total() - sj.requested_gpus() < head_gpus))
+    if (end > shadow && (shadow_state.free_cores() - min_cores(sj, ctx.state()) < head_cores ||
+                         shadow_state.free_gpus() - sj.requested_gpus() < head_gpus))
       continue;
     auto a = place_now(j);
     if (!a) continue;
-    if (end <= shadow) {
-      ctx.start(j, *a, StartedBy::kBackfill);
-      continue;
-    }
-    // Runs past the shadow time: only on resources the head does not need then.
-    if (!shadow_state.fits(*a)) continue;
-    // Try it in place and undo, rather than copying the whole cluster per candidate.
-    shadow_state.allocate(*a);
-    head_bound.refresh(*a);
-    if (!head_bound.may_fit() || !(bound_exact || alloc.allocate(ctx.shape(head), shadow_state, ctx.node_order(head)))) {
-      shadow_state.release(*a);
-      head_bound.refresh(*a);
-      continue;
-    }
-    ctx.start(j, *a, StartedBy::kBackfill);
+    // One that runs past the shadow time only on resources the head does not need then.
+    if (end <= shadow || shadow_state.take_if_head_still_fits(*a))
+      ctx.start(j, std::move(*a), StartedBy::kBackfill);
   }
 }
 

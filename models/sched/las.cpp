@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 namespace gcsim {
 
@@ -220,7 +221,7 @@ void LasPolicy::schedule(SchedContext& ctx) {
       if (!a) throw std::logic_error("las: job does not fit after preempting for it");
     }
     if (!a) continue;
-    ctx.start(j, *a, StartedBy::kMain);
+    ctx.start(j, std::move(*a), StartedBy::kMain);
     relaxed_.reset();
     is_running[static_cast<size_t>(j)] = 1;
     JobState& s = st(j);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 namespace gcsim {
 
@@ -260,8 +261,8 @@ std::vector<int> SlurmPolicy::build_queue(SchedContext& ctx) const {
   return q;
 }
 
-void SlurmPolicy::start(SchedContext& ctx, int j, const Allocation& a, StartedBy by) {
-  ctx.start(j, a, by);
+void SlurmPolicy::start(SchedContext& ctx, int j, Allocation a, StartedBy by) {
+  ctx.start(j, std::move(a), by);
   ensure_job(ctx, j);
   charged_until_[j] = ctx.now();
   const Job& job = ctx.job(j);
@@ -303,7 +304,7 @@ void SlurmPolicy::main_pass(SchedContext& ctx, bool full) {
     for (int n : ctx.cluster().partitions[s.partition].nodes) allowed[n] = avail[n];
     auto a = selector_.select(s, ctx.state(), allowed, ctx.now() - ctx.eligible_time(j));
     if (a) {
-      start(ctx, j, *a, StartedBy::kMain);
+      start(ctx, j, std::move(*a), StartedBy::kMain);
       ++started;
       if (cfg_.sched_max_job_start > 0 && started >= cfg_.sched_max_job_start) break;
       continue;
@@ -432,7 +433,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         // nodes (observed: two jobs started on g02 in one cycle); the will-run test
         // sees them as running jobs.
         if (a) {
-          start(ctx, j, *a, StartedBy::kBackfill);
+          start(ctx, j, std::move(*a), StartedBy::kBackfill);
           ++started;
           const std::pair<SimTime, int> key{end_time(ctx, j), j};
           running_ends.insert(std::upper_bound(running_ends.begin(), running_ends.end(), key), key);

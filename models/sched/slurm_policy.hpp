@@ -60,7 +60,7 @@ class SlurmPolicy final : public Policy {
   [[nodiscard]] SimTime grid(SimTime at_least, SimTime phase, SimTime period) const;
   void arm_main(SchedContext& ctx);
   void arm_bf(SchedContext& ctx);
-  void start(SchedContext& ctx, int j, const Allocation& a, StartedBy by);
+  void start(SchedContext& ctx, int j, Allocation a, StartedBy by);
   void recompute_priorities(SchedContext& ctx);
   void set_priority(SchedContext& ctx, int j);
   void ensure_job(SchedContext& ctx, int j);

@@ -150,11 +150,13 @@ bool bound_allows(const JobShape& shape, int64_t tasks, int64_t gpus) {
   return tasks >= shape.tasks && gpus >= shape.gpus_total;
 }
 
-// Packed CPU-only shapes of one core per task with no memory, per-node or exclusive
-// limit: every node's term is then its free cores, and min(tasks, free) summed over
-// every node reaches the tasks exactly when the free cores do. The bound is then the
-// state's free-core total, kept without visiting a node.
-bool bound_is_free_cores(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) {
+}  // namespace
+
+// Every node's term is then its free cores, and min(tasks, free) summed over every
+// node reaches the tasks exactly when the free cores do: the bound is kept without
+// visiting a node.
+bool FitBound::decided_by_free_cores(const JobShape& shape, const ClusterState& state,
+                                     const std::vector<int>& node_order) {
   const bool cpu_only = shape.gpus_total == 0 && shape.gpus_per_node == 0 && shape.gpus_per_task == 0 &&
                         shape.cpus_per_gpu == 0;
   return cpu_only && !shape.fixed_nodes && !shape.exclusive && !shape.mem_whole_node && shape.cpus_per_task <= 1 &&
@@ -162,8 +164,10 @@ bool bound_is_free_cores(const JobShape& shape, const ClusterState& state, const
          node_order.size() == state.size();
 }
 
+namespace {
+
 bool bound_allows_now(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) {
-  if (bound_is_free_cores(shape, state, node_order)) return state.free_cores_total() >= shape.tasks;
+  if (FitBound::decided_by_free_cores(shape, state, node_order)) return state.free_cores_total() >= shape.tasks;
   const auto share = shape.fixed_nodes ? smallest_share(shape) : std::pair<int, int>{0, 0};
   int64_t tasks = 0, gpus = 0;
   for (int n : node_order) {
@@ -178,7 +182,7 @@ bool bound_allows_now(const JobShape& shape, const ClusterState& state, const st
 }  // namespace
 
 FitBound::FitBound(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order)
-    : shape_(&shape), state_(&state), free_cores_only_(bound_is_free_cores(shape, state, node_order)) {
+    : shape_(&shape), state_(&state), free_cores_only_(decided_by_free_cores(shape, state, node_order)) {
   if (free_cores_only_) return;
   pos_.assign(state.size(), 0);
   terms_.resize(state.size());

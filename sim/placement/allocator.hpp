@@ -75,6 +75,10 @@ class FitBound {
     for (const auto& na : a.nodes) refresh(na.node);
   }
   [[nodiscard]] bool may_fit() const;
+  /// Packed CPU-only shapes of one core per task with no memory, per-node or exclusive
+  /// limit, over every node: the bound is then the state's free-core total alone.
+  [[nodiscard]] static bool decided_by_free_cores(const JobShape& shape, const ClusterState& state,
+                                                  const std::vector<int>& node_order);
 
   /// One node's part: tasks it could take (packed) or 1 if it could hold a share (fixed), and GPUs.
   struct Term {

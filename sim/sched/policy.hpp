@@ -41,8 +41,8 @@ class SchedContext {
   [[nodiscard]] virtual SimTime expected_end(int j) const = 0;
   [[nodiscard]] virtual const Allocator& allocator() const = 0;
   /// Starts a pending job now on `a` (which must fit). Applied at once: later
-  /// queries in the same pass see it.
-  virtual void start(int j, const Allocation& a, StartedBy by) = 0;
+  /// queries in the same pass see it. By value: a caller done with `a` moves it in.
+  virtual void start(int j, Allocation a, StartedBy by) = 0;
   /// Records the start time a policy plans for a job (backfill reservations).
   virtual void reserve(int j, SimTime planned) = 0;
   /// Asks for Policy::on_wake(ctx, tag) at time `t` (>= now), in the schedule phase.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/core/input_file.hpp"
 
@@ -349,13 +350,13 @@ SimTime Simulation::run_time(int j) const {
   return o.run_before;
 }
 
-void Simulation::start(int j, const Allocation& a, StartedBy by) {
+void Simulation::start(int j, Allocation a, StartedBy by) {
   auto& o = out_[j];
   if (o.status != JobStatus::kPending || is_running_[j])
     throw std::logic_error("policy started job " + std::to_string(j) + " that is not pending");
   const bool resumed = o.preemptions > 0;
   state_.allocate(a);
-  o.alloc = a;
+  o.alloc = std::move(a);
   o.status = JobStatus::kRunning;
   o.segment_start = now_;
   if (!resumed) {
@@ -386,7 +387,7 @@ void Simulation::start(int j, const Allocation& a, StartedBy by) {
   started_this_pass_.push_back(j);
   fp_.add(0xfeedULL << 48 | static_cast<uint64_t>(j));
   if (opt_.runtime) {
-    opt_.runtime->job_started(j, trace_->jobs[j], o.shape, a);
+    opt_.runtime->job_started(j, trace_->jobs[j], o.shape, o.alloc);
     apply_speeds();  // lists j itself, so its end event is scheduled there
   } else if (resumed) {
     schedule_end(j);  // from the remaining work at speed 1, with a fresh end token

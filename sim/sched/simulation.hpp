@@ -101,7 +101,7 @@ class Simulation final : private SchedContext {
   [[nodiscard]] const Allocation& allocation(int j) const override { return out_[j].alloc; }
   [[nodiscard]] SimTime expected_end(int j) const override;
   [[nodiscard]] const Allocator& allocator() const override { return *allocator_; }
-  void start(int j, const Allocation& a, StartedBy by) override;
+  void start(int j, Allocation a, StartedBy by) override;
   void reserve(int j, SimTime planned) override;
   void wake_at(SimTime t, uint64_t tag) override;
   [[nodiscard]] SimTime eligible_time(int j) const override { return out_[j].eligible; }

@@ -89,7 +89,7 @@ class Snapshot final : public SchedContext {
   [[nodiscard]] const Allocation& allocation(int j) const override { return allocs_[j]; }
   [[nodiscard]] SimTime expected_end(int j) const override { return ends_[j]; }
   [[nodiscard]] const Allocator& allocator() const override { return *alloc_; }
-  void start(int j, const Allocation& a, StartedBy) override {
+  void start(int j, Allocation a, StartedBy) override {
     REQUIRE(started.count(j) == 0);
     state_.allocate(a);  // throws when the policy picked busy resources
     allocs_[j] = a;
