@@ -34,6 +34,8 @@ namespace {
 // are kept: every resource free in the live state is free in the shadow one too (the
 // shadow only adds releases, and takes what it takes in both), so a candidate placed
 // on the live state always fits the shadow, and only the head's count is left to check.
+// A memory-heavy candidate could make memory bind for the head; the shadow then
+// becomes a full copy before taking it.
 class Shadow {
  public:
   Shadow(const SchedContext& ctx, int head, const Allocator& alloc)
@@ -45,19 +47,23 @@ class Shadow {
         counted_(exact_ && FitBound::decided_by_free_cores(shape_, ctx.state(), ctx.node_order(head))),
         cores_(ctx.state().free_cores_total()),
         gpus_(ctx.state().free_gpus_total()) {
-    if (counted_) return;
-    state_.emplace(ctx.state());
-    bound_.emplace(shape_, *state_, ctx.node_order(head));
+    if (!counted_) copy_state();
   }
 
+  // A running job's resources, free from its expected end on.
   void release(const Allocation& a) {
     if (counted_) {
       cores_ += a.cores();
       gpus_ += a.gpus();
+      released_.push_back(&a);
       return;
     }
     state_->release(a);
     bound_->refresh(a);
+  }
+  // A job started now that ends by the shadow time (its resources are free there).
+  void started_before_shadow(const Allocation& a) {
+    if (counted_) released_.push_back(&a);
   }
   [[nodiscard]] bool head_fits() const {
     if (counted_) return cores_ >= shape_.tasks;
@@ -69,6 +75,11 @@ class Shadow {
   // it; otherwise leaves the shadow as it was. Tried in place and undone, rather than
   // copying the whole cluster per candidate.
   bool take_if_head_still_fits(const Allocation& a) {
+    if (counted_ && std::any_of(a.nodes.begin(), a.nodes.end(),
+                                [&](const NodeAlloc& na) { return ctx_.state().memory_heavy(na); })) {
+      counted_ = false;
+      copy_state();
+    }
     if (counted_) {
       if (cores_ - a.cores() < shape_.tasks) return false;
       cores_ -= a.cores();
@@ -85,12 +96,22 @@ class Shadow {
   }
 
  private:
+  // The full shadow: the live state (which holds what was taken past the shadow time)
+  // with what is free at the shadow time released.
+  void copy_state() {
+    state_.emplace(ctx_.state());
+    for (const Allocation* a : released_) state_->release(*a);
+    released_.clear();
+    bound_.emplace(shape_, *state_, ctx_.node_order(head_));
+  }
+
   const SchedContext& ctx_;
   int head_;
   const Allocator& alloc_;
   const JobShape& shape_;
   bool exact_, counted_;
-  int64_t cores_, gpus_;  // counted_: free cores and GPUs at the shadow
+  int64_t cores_, gpus_;                     // counted_: free cores and GPUs at the shadow
+  std::vector<const Allocation*> released_;  // counted_: what is free at the shadow but not now
   std::optional<ClusterState> state_;
   std::optional<FitBound> bound_;
 };
@@ -143,8 +164,12 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
     auto a = place_now(j);
     if (!a) continue;
     // One that runs past the shadow time only on resources the head does not need then.
-    if (end <= shadow || shadow_state.take_if_head_still_fits(*a))
+    if (end <= shadow) {
       ctx.start(j, std::move(*a), StartedBy::kBackfill);
+      shadow_state.started_before_shadow(ctx.allocation(j));
+    } else if (shadow_state.take_if_head_still_fits(*a)) {
+      ctx.start(j, std::move(*a), StartedBy::kBackfill);
+    }
   }
 }
 

@@ -152,16 +152,26 @@ bool bound_allows(const JobShape& shape, int64_t tasks, int64_t gpus) {
 
 }  // namespace
 
-// Every node's term is then its free cores, and min(tasks, free) summed over every
-// node reaches the tasks exactly when the free cores do: the bound is kept without
-// visiting a node.
-bool FitBound::decided_by_free_cores(const JobShape& shape, const ClusterState& state,
-                                     const std::vector<int>& node_order) {
+namespace {
+
+// The part of decided_by_free_cores that does not depend on what is allocated.
+bool free_cores_decide_shape(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) {
   const bool cpu_only = shape.gpus_total == 0 && shape.gpus_per_node == 0 && shape.gpus_per_task == 0 &&
                         shape.cpus_per_gpu == 0;
   return cpu_only && !shape.fixed_nodes && !shape.exclusive && !shape.mem_whole_node && shape.cpus_per_task <= 1 &&
-         shape.tasks_per_node <= 0 && shape.mem_per_cpu_mb <= 0 && shape.mem_per_node_mb <= 0 &&
-         node_order.size() == state.size();
+         shape.tasks_per_node <= 0 && shape.mem_per_node_mb <= 0 && node_order.size() == state.size();
+}
+
+}  // namespace
+
+// Every node's term is then its free cores (memory, when asked per CPU, never limits
+// it: ClusterState::memory_follows_cores), and min(tasks, free) summed over every node
+// reaches the tasks exactly when the free cores do: the bound is kept without visiting
+// a node.
+bool FitBound::decided_by_free_cores(const JobShape& shape, const ClusterState& state,
+                                     const std::vector<int>& node_order) {
+  return free_cores_decide_shape(shape, state, node_order) &&
+         (shape.mem_per_cpu_mb <= 0 || state.memory_follows_cores(shape.mem_per_cpu_mb));
 }
 
 namespace {
@@ -182,7 +192,11 @@ bool bound_allows_now(const JobShape& shape, const ClusterState& state, const st
 }  // namespace
 
 FitBound::FitBound(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order)
-    : shape_(&shape), state_(&state), free_cores_only_(decided_by_free_cores(shape, state, node_order)) {
+    // Only where no allocation can change it: a bound kept while the state changes
+    // cannot rely on memory_follows_cores() staying true.
+    : shape_(&shape),
+      state_(&state),
+      free_cores_only_(free_cores_decide_shape(shape, state, node_order) && shape.mem_per_cpu_mb <= 0) {
   if (free_cores_only_) return;
   pos_.assign(state.size(), 0);
   terms_.resize(state.size());

@@ -75,8 +75,11 @@ class FitBound {
     for (const auto& na : a.nodes) refresh(na.node);
   }
   [[nodiscard]] bool may_fit() const;
-  /// Packed CPU-only shapes of one core per task with no memory, per-node or exclusive
-  /// limit, over every node: the bound is then the state's free-core total alone.
+  /// Packed CPU-only shapes of one core per task with no per-node or exclusive limit,
+  /// over every node, asking no memory or memory the state shows cannot bind
+  /// (ClusterState::memory_follows_cores): the bound is then the free-core total alone.
+  /// With memory, true of the state as it is now: taking a memory-heavy allocation
+  /// can make it false.
   [[nodiscard]] static bool decided_by_free_cores(const JobShape& shape, const ClusterState& state,
                                                   const std::vector<int>& node_order);
 

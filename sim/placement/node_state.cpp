@@ -62,7 +62,14 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
     free_cores_total_ += s.free_cores;
     free_gpus_total_ += g;
     max_tpc_ = std::max(max_tpc_, t.threads_per_core);
+    if (t.memory_mb > 0 && t.cores() > 0)
+      mem_per_core_floor_ = std::min<int64_t>(mem_per_core_floor_, t.memory_mb / (int64_t{t.cores()} * t.threads_per_core));
   }
+}
+
+bool ClusterState::memory_heavy(const NodeAlloc& na) const {
+  const auto& t = cluster_->tmpl(na.node);
+  return t.memory_mb > 0 && na.mem_mb * t.cores() > static_cast<int64_t>(na.cores.size()) * t.memory_mb;
 }
 
 bool ClusterState::fits(const Allocation& a) const {
@@ -89,6 +96,7 @@ void ClusterState::allocate(const Allocation& a) {
     for (int g : na.gpus) s.gpu_free &= ~(1ULL << g);
     s.free_gpus -= static_cast<int>(na.gpus.size());
     if (cluster_->tmpl(na.node).memory_mb > 0) s.free_mem_mb -= na.mem_mb;
+    mem_heavy_ += memory_heavy(na);
     ++s.jobs;
     free_cores_total_ -= static_cast<int64_t>(na.cores.size());
     free_gpus_total_ -= static_cast<int64_t>(na.gpus.size());
@@ -104,6 +112,7 @@ void ClusterState::release(const Allocation& a) {
     for (int g : na.gpus) s.gpu_free |= (1ULL << g);
     s.free_gpus += static_cast<int>(na.gpus.size());
     if (cluster_->tmpl(na.node).memory_mb > 0) s.free_mem_mb += na.mem_mb;
+    mem_heavy_ -= memory_heavy(na);
     --s.jobs;
     free_cores_total_ += static_cast<int64_t>(na.cores.size());
     free_gpus_total_ += static_cast<int64_t>(na.gpus.size());

@@ -97,6 +97,15 @@ class ClusterState {
   [[nodiscard]] int64_t free_cores_total() const { return free_cores_total_; }
   [[nodiscard]] int64_t free_gpus_total() const { return free_gpus_total_; }
   [[nodiscard]] int max_threads_per_core() const { return max_tpc_; }
+  /// True when no node's free memory can limit a job asking `mem_per_cpu_mb` per CPU
+  /// below its free cores: every allocation held has at most its cores' share of its
+  /// node's memory (then free memory keeps at least the free cores' share), and that
+  /// share covers `mem_per_cpu_mb` on every node.
+  [[nodiscard]] bool memory_follows_cores(int64_t mem_per_cpu_mb) const {
+    return mem_heavy_ == 0 && mem_per_cpu_mb <= mem_per_core_floor_;
+  }
+  /// True when `na` holds more than its cores' share of its node's memory.
+  [[nodiscard]] bool memory_heavy(const NodeAlloc& na) const;
 
   /// Takes the allocation's resources. The caller guarantees they are free
   /// (checked in debug builds; a violation is a bug, reported by exception).
@@ -112,6 +121,8 @@ class ClusterState {
   int64_t free_cores_total_ = 0;
   int64_t free_gpus_total_ = 0;
   int max_tpc_ = 1;
+  int64_t mem_heavy_ = 0;  // node allocations held for which memory_heavy()
+  int64_t mem_per_core_floor_ = INT64_MAX;  // min over nodes with memory: MB / (cores x threads)
 };
 
 

@@ -33,11 +33,41 @@ JobShape shape_of(const Cluster& c, const std::string& args) {
   return *s;
 }
 
+// mixed.yaml with one partition of every node, as an SWF-inferred cluster has.
+Cluster mixed_one_partition() {
+  Cluster c = load_cluster_yaml(test::src("configs/mixed.yaml"));
+  auto& every = c.partitions[static_cast<size_t>(c.default_partition())].nodes;
+  every.resize(c.nodes.size());
+  for (size_t n = 0; n < every.size(); ++n) every[n] = static_cast<int>(n);
+  return c;
+}
+
+// Every node filled, with its cores' share of memory, but for 3 free cores on each of
+// the first three (9 free cores in all, none of them a pair on one node beyond 3).
+ClusterState filled_leaving_three(const Cluster& c) {
+  Allocation fill;
+  for (int n = 0; n < static_cast<int>(c.nodes.size()); ++n) {
+    NodeAlloc na;
+    na.node = n;
+    na.tasks = 1;
+    const int keep = n < 3 ? 3 : 0;
+    const int cores = c.tmpl(n).cores();
+    for (int core = 0; core < cores - keep; ++core) na.cores.push_back(core);
+    na.mem_mb = c.tmpl(n).memory_mb * (cores - keep) / cores;
+    fill.nodes.push_back(na);
+  }
+  ClusterState state(c);
+  state.allocate(fill);
+  REQUIRE(state.free_cores_total() == 9);
+  return state;
+}
+
 }  // namespace
 
 TEST_CASE("FitBound never refuses a placement and is exact where the allocator says so", "[placement][fitbound]") {
   const std::vector<std::string> args = {"-n 1", "-n 3", "-n 7 -c 2", "-n 40", "-n 130", "-N 2 -n 4",
-                                         "-N 3 --ntasks-per-node=5", "-n 2 --mem-per-cpu=4G", "--exclusive -n 20",
+                                         "-N 3 --ntasks-per-node=5", "-n 2 --mem-per-cpu=4G", "-n 3 --mem=300G",
+                                         "-n 5 --mem-per-cpu=40G", "--exclusive -n 20",
                                          "-n 1 --gpus=1", "-n 2 --gpus=3", "-N 2 --gpus-per-node=2",
                                          "-n 4 --gpus-per-task=1", "-n 1 -c 4 --gpus=2"};
   // The last entry is mixed.yaml as a cluster inferred from an SWF log would be: memory
@@ -66,7 +96,7 @@ TEST_CASE("FitBound never refuses a placement and is exact where the allocator s
       std::vector<FitBound> bounds;
       for (const auto& s : shapes) bounds.emplace_back(s, state, partition_node_order(c, s.partition));
       std::vector<Allocation> held;
-      int exact_checked = 0, placed = 0, whole_cluster_checked = 0;
+      int exact_checked = 0, placed = 0, whole_cluster_checked = 0, memory_decided = 0, memory_not_decided = 0;
       for (int step = 0; step < 300; ++step) {
         const auto& s = shapes[rng() % shapes.size()];
         const auto& order = partition_node_order(c, s.partition);
@@ -89,6 +119,16 @@ TEST_CASE("FitBound never refuses a placement and is exact where the allocator s
           if (order.size() == state.size() && s.cpus_per_task <= 1 && s.mem_per_cpu_mb <= 0 && !s.exclusive)
             ++whole_cluster_checked;
         }
+        // Where the free-core total decides (memory per CPU included, while no held
+        // allocation takes more than its cores' share of a node's memory), it agrees
+        // with the node-by-node bound.
+        if (FitBound::decided_by_free_cores(s, state, order)) {
+          CHECK(bound == (state.free_cores_total() >= s.tasks));
+          if (s.mem_per_cpu_mb > 0) ++memory_decided;
+        } else if (s.mem_per_cpu_mb > 0 && order.size() == state.size() && !s.exclusive && s.cpus_per_task <= 1 &&
+                   s.gpus_total == 0 && !s.fixed_nodes && s.tasks_per_node <= 0) {
+          ++memory_not_decided;
+        }
         // Hold it, or release an older one (about one in three steps).
         if (a && rng() % 3 != 0) {
           state.allocate(*a);
@@ -107,6 +147,13 @@ TEST_CASE("FitBound never refuses a placement and is exact where the allocator s
       }
       CHECK(placed > 20);
       if (no_memory) CHECK(whole_cluster_checked > 20);  // the free-core-total case is exercised
+      if (file == "configs/dgx-a100-pod.yaml") {
+        // One partition of every node and DefMemPerCPU: memory per CPU decided by the
+        // free cores while memory-light (early: GPU jobs' DefMemPerGPU and the heavy
+        // shapes soon end that), node by node once a heavy job is held.
+        CHECK(memory_decided > 0);
+        CHECK(memory_not_decided > 10);
+      }
       if (mode == PlacementMode::kSlurm || mode == PlacementMode::kUnbound) CHECK(exact_checked > 50);
     }
   }
@@ -114,27 +161,12 @@ TEST_CASE("FitBound never refuses a placement and is exact where the allocator s
 
 TEST_CASE("FitBound on a memory-less cluster decides at the exact edge of the free cores", "[placement][fitbound]") {
   // mixed.yaml as an SWF-inferred cluster is: memory not modelled, one partition of
-  // every node. Every node is filled but for 3 free cores on each of the first three
-  // (9 free cores in all, none of them a pair on one node beyond 3).
-  Cluster c = load_cluster_yaml(test::src("configs/mixed.yaml"));
+  // every node.
+  Cluster c = mixed_one_partition();
   for (auto& t : c.templates) t.memory_mb = 0;
   c.def_mem_per_cpu_mb.reset();
   c.def_mem_per_gpu_mb.reset();
-  auto& every = c.partitions[static_cast<size_t>(c.default_partition())].nodes;
-  every.resize(c.nodes.size());
-  for (size_t n = 0; n < every.size(); ++n) every[n] = static_cast<int>(n);
-  ClusterState state(c);
-  Allocation fill;
-  for (int n = 0; n < static_cast<int>(c.nodes.size()); ++n) {
-    NodeAlloc na;
-    na.node = n;
-    na.tasks = 1;
-    const int keep = n < 3 ? 3 : 0;
-    for (int core = 0; core < c.tmpl(n).cores() - keep; ++core) na.cores.push_back(core);
-    fill.nodes.push_back(na);
-  }
-  state.allocate(fill);
-  REQUIRE(state.free_cores_total() == 9);
+  ClusterState state = filled_leaving_three(c);
   PlacementAllocator alloc(PlacementMode::kSlurm);
   alloc.keep_cpu_job_bindings(false);
   const int tpc = c.tmpl(0).threads_per_core;
@@ -153,4 +185,40 @@ TEST_CASE("FitBound on a memory-less cluster decides at the exact edge of the fr
     CHECK(alloc.fits(s, state, order) == fits);
     CHECK(alloc.allocate(s, state, order).has_value() == fits);
   }
+}
+
+TEST_CASE("Free cores decide memory per CPU only while no held job is memory-heavy", "[placement][fitbound]") {
+  // mixed.yaml with its memory and DefMemPerCPU=3GiB, one partition of every node: the
+  // least memory per CPU of its nodes is 4 GiB (1 TiB over 128 cores of 2 threads).
+  const Cluster c = mixed_one_partition();
+  ClusterState state = filled_leaving_three(c);
+  PlacementAllocator alloc(PlacementMode::kSlurm);
+  alloc.keep_cpu_job_bindings(false);
+  const auto& order = partition_node_order(c, c.default_partition());
+  auto check = [&](const std::string& args, bool decided, bool fits) {
+    INFO(args);
+    const JobShape s = shape_of(c, args);
+    REQUIRE(s.mem_per_cpu_mb > 0);
+    CHECK(FitBound::decided_by_free_cores(s, state, order) == decided);
+    CHECK(FitBound(s, state, order).may_fit() == fits);
+    CHECK(alloc.fits(s, state, order) == fits);
+    CHECK(alloc.allocate(s, state, order).has_value() == fits);
+  };
+  check("-n 9", true, true);  // DefMemPerCPU
+  check("-n 10", true, false);
+  check("-n 9 --mem-per-cpu=4G", true, true);
+  check("-n 9 --mem-per-cpu=5G", false, false);  // more than the 1 TiB nodes' share: node by node
+  // A job holding node 0's memory but one GB and no core: node 0's free cores can no
+  // longer take a task, and the free-core total no longer decides.
+  Allocation heavy;
+  NodeAlloc h;
+  h.node = 0;
+  h.mem_mb = state.node(0).free_mem_mb - 1024;
+  heavy.nodes.push_back(h);
+  REQUIRE(state.memory_heavy(h));
+  state.allocate(heavy);
+  check("-n 9", false, false);
+  check("-n 6", false, true);
+  state.release(heavy);
+  check("-n 9", true, true);
 }
