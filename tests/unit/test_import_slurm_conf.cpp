@@ -96,6 +96,31 @@ TEST_CASE("slurm.conf: the oracle example with its gres.conf", "[slurm_conf]") {
   CHECK(c.network.kind == gcsim::NetworkSpec::Kind::kNone);
 }
 
+TEST_CASE("slurm.conf: configs/curie is the CEA-Curie log's machine", "[slurm_conf]") {
+  // The SWF header of CEA-Curie-2011-2.1-cln: MaxProcs 93312 = 80640 thin + 11520 fat +
+  // 1152 hybrid cores on 5040 + 360 + 144 nodes.
+  Diagnostics w;
+  const Cluster c = load_slurm_conf(src("configs/curie/slurm.conf"), w);
+  CHECK(w.all().empty());
+  CHECK(c.nodes.size() == 5544);
+  CHECK(c.total_cores() == 93312);
+  CHECK(c.total_gpus() == 288);
+  REQUIRE(c.templates.size() == 3);
+  std::map<std::string, int64_t> cores_by_kind;
+  for (size_t n = 0; n < c.nodes.size(); ++n)
+    cores_by_kind[c.nodes[n].name.substr(0, c.nodes[n].name.find_first_of("0123456789"))] += c.tmpl(n).cores();
+  CHECK(cores_by_kind == std::map<std::string, int64_t>{{"fat", 11520}, {"hybrid", 1152}, {"thin", 80640}});
+  const auto& hybrid = c.tmpl(c.find_node("hybrid001"));
+  REQUIRE(hybrid.gpus.size() == 2);
+  CHECK(hybrid.gpus[0].numa == 0);  // gres.conf Cores=0-3
+  CHECK(hybrid.gpus[1].numa == 1);  // Cores=4-7
+  // Every core of every node type can be allocated at DefMemPerCPU.
+  REQUIRE(c.def_mem_per_cpu_mb.has_value());
+  for (const auto& t : c.templates) CHECK(*c.def_mem_per_cpu_mb * t.cores() <= t.memory_mb);
+  REQUIRE(c.partitions.size() == 1);
+  CHECK(c.partitions[0].nodes.size() == 5544);
+}
+
 TEST_CASE("slurm.conf: 10000 nodes on the test suite's 3-level switch tree", "[slurm_conf]") {
   Diagnostics w;
   const Cluster c = load_slurm_conf(src("tests/data/slurm/tree-3level/slurm.conf"), w);
