@@ -382,7 +382,6 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       }
       // will-run: earliest start on `cand` given the running jobs' end times, which are
       // removed in batches (30 s x 2^k) in end-time order
-      ClusterState fut = ctx.state();
       std::vector<std::pair<SimTime, int>> ends;  // running_ends filtered, still sorted
       for (const auto& [e, r] : running_ends) {
         bool overlap = false;
@@ -393,9 +392,11 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       // first end time (oracle fairshare: retried at 60 s, the plan still came out at 63 s).
       size_t removed = 0;
       SimTime last_end = now;
-      std::optional<Allocation> plan = selector_.select(s, fut, cand, waited);
+      // plans are node sets (place = false); the state is copied only once ends must go
+      std::optional<Allocation> plan = selector_.select(s, ctx.state(), cand, waited, nullptr, false);
       SimTime t = std::max(now, start_res);
       if (!plan && removed < ends.size()) {
+        ClusterState fut = ctx.state();
         const SimTime first = ends[removed].first;
         const SimTime base = first;
         // Batches: every job ending by first end + W goes at once, W = 30 s, doubling
@@ -409,7 +410,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
             last_end = ends[removed].first;
             ++removed;
           }
-          plan = selector_.select(s, fut, cand, waited);
+          plan = selector_.select(s, fut, cand, waited, nullptr, false);
           if (plan) break;
           if (removed < ends.size()) {
             w = w + w;

@@ -69,8 +69,8 @@ std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape,
     k = want;
   }
   if (k <= 0) return std::nullopt;
-  const auto fg = free_gpus_of_type(shape, state, node);
-  const int G = static_cast<int>(fg.size());
+  const bool cpu_only = shape.cpu_only();
+  const int G = cpu_only ? 0 : static_cast<int>(free_gpus_of_type(shape, state, node).size());
   auto gpus_for = [&](int tasks) {
     if (shape.gpus_per_node > 0) return shape.gpus_per_node;
     if (shape.gpus_per_task > 0) return shape.gpus_per_task * tasks;
@@ -78,7 +78,10 @@ std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape,
     return 0;
   };
   if (shape.gpus_total > 0 && G == 0) return std::nullopt;
-  while (k > 0 && !placer_.take_on_node(shape, state, node, k, gpus_for(k))) {
+  // the slurm placer holds any count of CPU-only tasks up to max_tasks_on_node
+  // (takes_any_cpu_count), so only shapes with GPUs are placed to find the count
+  while (k > 0 && !(cpu_only && placer_.takes_any_cpu_count()) &&
+         !placer_.take_on_node(shape, state, node, k, gpus_for(k))) {
     if (shape.tasks_per_node > 0) return std::nullopt;
     --k;
   }
@@ -250,7 +253,7 @@ int SlurmSelector::leaf_count(const std::vector<Cap>& chosen) const {
 }
 
 std::optional<Allocation> SlurmSelector::finish(const JobShape& shape, const ClusterState& state,
-                                                const std::vector<Cap>& chosen_in) const {
+                                                const std::vector<Cap>& chosen_in, bool place) const {
   std::vector<Cap> chosen = chosen_in;
   std::sort(chosen.begin(), chosen.end(), [](const Cap& a, const Cap& b) { return a.node < b.node; });
   const size_t n = chosen.size();
@@ -288,8 +291,17 @@ std::optional<Allocation> SlurmSelector::finish(const JobShape& shape, const Clu
   }
   if (gleft > 0) return std::nullopt;
   Allocation a;
+  // a plan needs only nodes and counts where placing cannot fail (see capacity)
+  const bool counts_only = !place && shape.cpu_only() && placer_.takes_any_cpu_count();
   for (size_t i = 0; i < n; ++i) {
     if (tasks[i] == 0) continue;
+    if (counts_only) {
+      NodeAlloc na;
+      na.node = chosen[i].node;
+      na.tasks = tasks[i];
+      a.nodes.push_back(std::move(na));
+      continue;
+    }
     auto na = placer_.take_on_node(shape, state, chosen[i].node, tasks[i], gpus[i]);
     if (!na) return std::nullopt;
     a.nodes.push_back(std::move(*na));
@@ -299,7 +311,7 @@ std::optional<Allocation> SlurmSelector::finish(const JobShape& shape, const Clu
 
 std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const ClusterState& state,
                                                 const std::vector<uint8_t>& allowed, SimTime waited,
-                                                int* leaves_used) const {
+                                                int* leaves_used, bool place) const {
   if (!totals_allow(shape, state)) return std::nullopt;
   std::vector<Cap> caps;
   for (int node = 0; node < static_cast<int>(cluster_->nodes.size()); ++node) {
@@ -316,7 +328,7 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
     const SimTime wait = std::min(shape.switches_wait.value_or(cfg_.max_switch_wait), cfg_.max_switch_wait);
     if (waited < wait) return std::nullopt;
   }
-  return finish(shape, state, chosen);
+  return finish(shape, state, chosen, place);
 }
 
 }  // namespace gcsim

@@ -26,10 +26,12 @@ class SlurmSelector {
 
   /// An allocation on nodes with allowed[node] != 0, or std::nullopt. `waited` is how
   /// long the job has been eligible (for --switches). `leaves_used` (when not null)
-  /// gets the number of leaf switches of the result.
+  /// gets the number of leaf switches of the result. With `place` false the result may
+  /// be a plan: nodes and task counts without cores where placing cannot fail (CPU-only
+  /// shapes), which is all a backfill reservation reads.
   [[nodiscard]] std::optional<Allocation> select(const JobShape& shape, const ClusterState& state,
                                                  const std::vector<uint8_t>& allowed, SimTime waited,
-                                                 int* leaves_used = nullptr) const;
+                                                 int* leaves_used = nullptr, bool place = true) const;
   [[nodiscard]] const PlacementAllocator& placer() const { return placer_; }
   [[nodiscard]] bool uses_topology(const JobShape& shape) const;
 
@@ -43,7 +45,7 @@ class SlurmSelector {
   };
   [[nodiscard]] std::optional<Cap> capacity(const JobShape& shape, const ClusterState& state, int node) const;
   [[nodiscard]] std::optional<Allocation> finish(const JobShape& shape, const ClusterState& state,
-                                                 const std::vector<Cap>& chosen) const;
+                                                 const std::vector<Cap>& chosen, bool place) const;
   [[nodiscard]] std::vector<Cap> choose_flat(const JobShape& shape, std::vector<Cap> caps) const;
   [[nodiscard]] std::vector<Cap> choose_topo(const JobShape& shape, const std::vector<Cap>& caps) const;
   [[nodiscard]] int leaf_count(const std::vector<Cap>& chosen) const;

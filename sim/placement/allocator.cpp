@@ -156,8 +156,7 @@ namespace {
 
 // The part of decided_by_free_cores that does not depend on what is allocated.
 bool free_cores_decide_shape(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) {
-  const bool cpu_only = shape.gpus_total == 0 && shape.gpus_per_node == 0 && shape.gpus_per_task == 0 &&
-                        shape.cpus_per_gpu == 0;
+  const bool cpu_only = shape.cpu_only();
   return cpu_only && !shape.fixed_nodes && !shape.exclusive && !shape.mem_whole_node && shape.cpus_per_task <= 1 &&
          shape.tasks_per_node <= 0 && shape.mem_per_node_mb <= 0 && node_order.size() == state.size();
 }
@@ -224,8 +223,7 @@ bool Allocator::fits(const JobShape& shape, const ClusterState& state, const std
 }
 
 bool NodeLoopAllocator::bound_is_exact(const JobShape& shape) const {
-  const bool cpu_only = shape.gpus_total == 0 && shape.gpus_per_node == 0 && shape.gpus_per_task == 0 &&
-                        shape.cpus_per_gpu == 0;
+  const bool cpu_only = shape.cpu_only();
   return cpu_only && !shape.fixed_nodes && shape.nodes_max >= shape.tasks && takes_any_cpu_count();
 }
 

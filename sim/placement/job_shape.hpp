@@ -51,6 +51,10 @@ struct JobShape {
   /// Total GPUs the job asks for (for ReqTRES).
   [[nodiscard]] int64_t requested_gpus() const;
   [[nodiscard]] int64_t requested_cpus() const;
+  /// No GPU of any kind and no --cpus-per-gpu: tasks need cores (and memory) only.
+  [[nodiscard]] bool cpu_only() const {
+    return gpus_total == 0 && gpus_per_node == 0 && gpus_per_task == 0 && cpus_per_gpu == 0;
+  }
 };
 
 /// Normalises `job` for `cluster`. On failure returns std::nullopt and sets `why`
