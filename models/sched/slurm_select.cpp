@@ -39,6 +39,30 @@ bool holds_rest(const Need& need, It first, It last, Get get) {
   return tasks >= need.tasks && n >= need.nodes && gpus >= need.gpus;
 }
 
+/// A necessary condition for select() on a CPU-only shape, in one pass over plain
+/// counters: the allowed nodes' free cores hold the tasks (one-node jobs: one node
+/// alone). capacity() gives each node at most this many tasks, so a shape this rejects
+/// is rejected there too, at many times the cost (most will-run batches fail).
+bool cores_may_hold(const JobShape& shape, const ClusterState& state, const std::vector<uint8_t>& allowed) {
+  const bool one_node = shape.nodes_max == 1;
+  int64_t tasks = 0;
+  for (size_t n = 0; n < allowed.size(); ++n) {
+    if (!allowed[n]) continue;
+    const int free = state.node(static_cast<int>(n)).free_cores;
+    if (free == 0) continue;
+    const int tpc = state.cluster().tmpl(static_cast<int>(n)).threads_per_core;
+    int k = free / std::max(1, (shape.cpus_per_task + tpc - 1) / tpc);
+    if (shape.tasks_per_node > 0) k = std::min(k, shape.tasks_per_node);
+    if (one_node) {
+      if (k >= shape.tasks) return true;
+      continue;
+    }
+    tasks += k;
+    if (tasks >= shape.tasks) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 SlurmSelector::SlurmSelector(const Cluster& cluster, const SlurmSchedConfig& cfg) : cluster_(&cluster), cfg_(cfg) {
@@ -307,6 +331,22 @@ std::optional<Allocation> SlurmSelector::finish(const JobShape& shape, const Clu
     a.nodes.push_back(std::move(*na));
   }
   return a;
+}
+
+bool SlurmSelector::may_select(const JobShape& shape, const ClusterState& state, const std::vector<uint8_t>& allowed,
+                               bool* exact) const {
+  *exact = false;
+  if (!totals_allow(shape, state)) return false;
+  if (!shape.cpu_only()) return true;
+  if (!cores_may_hold(shape, state, allowed)) return false;
+  // capacity() then gives every node with a free core min(tasks, free cores), and
+  // choose_flat takes sets until the tasks are met: with no lower node count and no
+  // upper one below the tasks it succeeds whenever the free cores hold them
+  *exact = !shape.exclusive && !shape.mem_whole_node && !shape.fixed_nodes && shape.cpus_per_task <= 1 &&
+           shape.tasks_per_node <= 0 && shape.mem_per_node_mb <= 0 && shape.nodes_min <= 1 &&
+           shape.nodes_max >= shape.tasks && placer_.takes_any_cpu_count() && !uses_topology(shape) &&
+           (shape.mem_per_cpu_mb <= 0 || state.memory_follows_cores(shape.mem_per_cpu_mb));
+  return true;
 }
 
 std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const ClusterState& state,

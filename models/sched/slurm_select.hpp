@@ -32,6 +32,12 @@ class SlurmSelector {
   [[nodiscard]] std::optional<Allocation> select(const JobShape& shape, const ClusterState& state,
                                                  const std::vector<uint8_t>& allowed, SimTime waited,
                                                  int* leaves_used = nullptr, bool place = true) const;
+  /// Whether select() on these arguments could succeed, from free totals and one pass
+  /// over the allowed nodes' free cores, without choosing. False means select() fails.
+  /// `*exact` is set when true also means it succeeds (CPU-only packed shapes, memory
+  /// following cores, no topology); otherwise true means only that it may.
+  [[nodiscard]] bool may_select(const JobShape& shape, const ClusterState& state, const std::vector<uint8_t>& allowed,
+                                bool* exact) const;
   [[nodiscard]] const PlacementAllocator& placer() const { return placer_; }
   [[nodiscard]] bool uses_topology(const JobShape& shape) const;
 

@@ -1,0 +1,114 @@
+// SlurmSelector::may_select (models/sched/slurm_select): the free-core test the slurm
+// policy's backfill runs at every will-run batch instead of choosing nodes. On the
+// shipped Curie slurm.conf (memory per CPU, three node kinds) and the oracle's GPU and
+// topology/tree cases, filled step by step with real selections and restricted to
+// random node masks as backfill's reservation table restricts them:
+//  - may_select never refuses what select() chooses (a necessary condition);
+//  - where it calls itself exact, select() succeeds every time (backfill then takes
+//    the batch as fitting without choosing), and on Curie both outcomes occur;
+//  - at the edge (just enough free cores on the allowed nodes, and one node fewer) it
+//    decides as select() does.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "models/sched/slurm_select.hpp"
+#include "sim/cluster/import_slurm_conf.hpp"
+#include "sim/placement/job_shape.hpp"
+#include "sim/workload/sbatch_options.hpp"
+#include "tests/unit/test_paths.hpp"
+
+using namespace gcsim;
+
+TEST_CASE("may_select never refuses a selection and is exact where it says so", "[slurm][select]") {
+  const std::vector<std::string> args = {"-n 1",          "-n 16",          "-n 17",          "-n 600",
+                                         "-n 4000",       "-n 30000",       "-n 9 -c 2",      "-N 2 -n 4",      "-N 3 --ntasks-per-node=5",
+                                         "-n 5 --mem-per-cpu=20G",          "-n 3 --mem=60G", "--exclusive -n 8",
+                                         "-n 1 --gpus=1", "-N 2 --gpus-per-node=2",           "-n 2 --gpus-per-task=1"};
+  for (const std::string conf : {"configs/curie/slurm.conf", "tests/oracle/gpu-sockets/slurm.conf",
+                                 "tests/oracle/topo-tree/slurm.conf"}) {
+    Diagnostics w;
+    const Cluster c = load_slurm_conf(test::src(conf), w);
+    const SlurmSchedConfig cfg = read_slurm_sched_config(c, {}, w);
+    const SlurmSelector sel(c, cfg);
+  // light: no shape takes more than its cores' share of memory, as in an SWF log under
+  // DefMemPerCPU, so the free cores decide (a held memory-heavy job ends that for good)
+  for (bool light : {false, true}) {
+    std::vector<JobShape> shapes;
+    for (const auto& a : args) {
+      if (light && (a.find("--mem") != std::string::npos || a.find("--exclusive") != std::string::npos)) continue;
+      // shapes the cluster cannot hold at all (GPUs on Curie's thin-only mask, say) stay in
+      Job j;
+      j.id = JobId(1);
+      Diagnostics d;
+      REQUIRE(parse_sbatch_options(a, SourceLoc{"test", 1, 1}, j.req, d));
+      std::string why;
+      if (auto s = make_job_shape(j, c, &why)) shapes.push_back(*s);
+    }
+    REQUIRE(shapes.size() > 6);
+    ClusterState state(c);
+    std::mt19937_64 rng(11);
+    std::vector<Allocation> held;
+    int placed = 0, exact_fit = 0, refused = 0, edges = 0;
+    for (int step = 0; step < 400; ++step) {
+      const JobShape& s = shapes[rng() % shapes.size()];
+      std::vector<uint8_t> allowed(c.nodes.size(), 0);
+      const bool masked = rng() % 2 == 0;  // about half the steps leave a random fifth out
+      for (int n : c.partitions[s.partition].nodes) allowed[n] = masked ? rng() % 5 != 0 : 1;
+      const auto plan = sel.select(s, state, allowed, SimTime{}, nullptr, false);
+      bool is_exact = false;
+      const bool may = sel.may_select(s, state, allowed, &is_exact);
+      INFO(conf << " step " << step << " tasks " << s.tasks);
+      if (plan) CHECK(may);
+      if (is_exact) {
+        CHECK(plan.has_value());
+        ++exact_fit;
+      }
+      if (!may) ++refused;  // select() failed too (checked above)
+      // At the edge: the fewest nodes, in partition order, whose free cores hold the
+      // tasks, and the same less the last one. The first must select, the second not.
+      if (is_exact && !s.exclusive) {
+        std::vector<uint8_t> edge(c.nodes.size(), 0);
+        int64_t sum = 0;
+        int last = -1;
+        for (int n : c.partitions[s.partition].nodes) {
+          if (sum >= s.tasks) break;
+          if (!allowed[n] || state.node(n).free_cores == 0) continue;
+          edge[n] = 1;
+          sum += state.node(n).free_cores;
+          last = n;
+        }
+        REQUIRE(last >= 0);
+        bool e = false;
+        CHECK(sel.may_select(s, state, edge, &e));
+        CHECK(e);
+        CHECK(sel.select(s, state, edge, SimTime{}, nullptr, false).has_value());
+        edge[last] = 0;
+        CHECK_FALSE(sel.may_select(s, state, edge, &e));
+        CHECK_FALSE(sel.select(s, state, edge, SimTime{}, nullptr, false).has_value());
+        ++edges;
+      }
+      if (plan && !s.cpu_only()) CHECK(plan->nodes.front().gpus.size() > 0);  // GPU plans are placed
+      // Hold a placed selection, or release an older one (about one step in three).
+      auto a = sel.select(s, state, allowed, SimTime{});
+      CHECK(a.has_value() == plan.has_value());
+      if (a && rng() % 3 != 0) {
+        state.allocate(*a);
+        held.push_back(std::move(*a));
+        ++placed;
+      } else if (!held.empty()) {
+        const size_t k = rng() % held.size();
+        state.release(held[k]);
+        held.erase(held.begin() + static_cast<long>(k));
+      }
+    }
+    INFO(conf << (light ? " light" : "") << ": " << exact_fit << " exact fits, " << refused << " refused");
+    CHECK(placed > 30);
+    if (light && conf == "configs/curie/slurm.conf") {  // memory per CPU, no topology: the backfill case
+      CHECK(exact_fit > 20);
+      CHECK(refused > 5);
+      CHECK(edges > 20);
+    }
+  }
+  }
+}
