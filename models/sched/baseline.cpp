@@ -25,6 +25,40 @@ void SjfPolicy::schedule(SchedContext& ctx) {
   easy_pass(ctx, queue);
 }
 
+void ReplayPolicy::schedule(SchedContext& ctx) {
+  // first fit over the late jobs: one that still does not fit holds back no other
+  std::erase_if(late_, [&](int j) {
+    if (!totals_allow(ctx.shape(j), ctx.state())) return false;
+    auto a = ctx.allocator().allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
+    if (!a) return false;
+    ctx.start(j, std::move(*a), StartedBy::kMain);
+    return true;
+  });
+}
+
+void ReplayPolicy::on_queued(SchedContext& ctx, int j) {
+  const SimTime due = ctx.job(j).recorded_start.value_or(ctx.now());
+  if (due > ctx.now()) {
+    ctx.wake_at(due, static_cast<uint64_t>(j));
+    return;
+  }
+  on_wake(ctx, static_cast<uint64_t>(j));
+}
+
+void ReplayPolicy::on_wake(SchedContext& ctx, uint64_t tag) {
+  const int j = static_cast<int>(tag);
+  if (auto a = ctx.allocator().allocate(ctx.shape(j), ctx.state(), ctx.node_order(j))) {
+    ctx.start(j, std::move(*a), StartedBy::kMain);
+    return;
+  }
+  late_.push_back(j);
+}
+
+void ReplayPolicy::on_ended(SchedContext& ctx, int j) {
+  (void)j;
+  schedule(ctx);
+}
+
 namespace {
 
 // The cluster as EASY plans it at the shadow time: running jobs released in order of

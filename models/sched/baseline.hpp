@@ -6,6 +6,8 @@
 //  sjf  - shortest-job-first: the queue ordered by time limit (the estimate users give;
 //         the kernel's order breaks ties), then EASY backfill over that order. A research
 //         policy written against the same Policy interface, touching no kernel code.
+//  replay - no scheduling: every job starts at its recorded start time (bench/e2e's
+//         engine floor, and a check that a trace fits the cluster it is run on).
 #pragma once
 
 #include <functional>
@@ -36,6 +38,28 @@ class SjfPolicy final : public Policy {
     return {{"order", "time_limit"}, {"backfill", "easy"}};
   }
   void schedule(SchedContext& ctx) override;
+};
+
+/// Starts each job at its recorded start (the trace's Start; a job without one when it
+/// becomes eligible), or when it becomes eligible if that is later, on the allocator's
+/// choice over its node order. No queue is searched: a job that does not fit then
+/// (the cluster or the node choice differ from the real ones) is late, and as jobs end
+/// the late ones start first-fit in the order they fell due. The cost of a run is then
+/// the engine's alone: events, placement, accounting and output.
+class ReplayPolicy final : public Policy {
+ public:
+  [[nodiscard]] std::string name() const override { return "replay"; }
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> parameters() const override {
+    return {{"start", "recorded"}, {"late_jobs", "first_fit"}};
+  }
+  [[nodiscard]] bool pass_on_change() const override { return false; }
+  void schedule(SchedContext& ctx) override;
+  void on_queued(SchedContext& ctx, int j) override;
+  void on_ended(SchedContext& ctx, int j) override;
+  void on_wake(SchedContext& ctx, uint64_t tag) override;
+
+ private:
+  std::vector<int> late_;  // due but not fitting, in the order they fell due
 };
 
 /// Where a pass starts job `j` on `state`, or std::nullopt when it does not fit. It must fit

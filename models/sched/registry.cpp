@@ -14,6 +14,7 @@ const std::vector<PolicyInfo>& policy_list() {
       {"bestfit", "EASY backfill; each job starts where it packs tightest (PCIe switch, NVLink island/NUMA, leaf switch), best fit"},
       {"slurm", "Slurm 22.05-23.11: main loop + backfill reservations, multifactor priority, cons_tres, topology/tree"},
       {"las", "Tiresias 2D-LAS: queues by attained GPU-seconds, FIFO within a queue, preempts lower queues to start a job"},
+      {"replay", "no scheduling: each job starts at its recorded start time (late ones, if it does not fit then, in turn)"},
   };
   return list;
 }
@@ -24,6 +25,7 @@ std::unique_ptr<Policy> make_policy(const std::string& name) {
   if (name == "sjf") return std::make_unique<SjfPolicy>();
   if (name == "bestfit") return std::make_unique<BestFitPolicy>();
   if (name == "las") return std::make_unique<LasPolicy>();
+  if (name == "replay") return std::make_unique<ReplayPolicy>();
   if (name == "slurm") {
     Diagnostics ignored;
     return make_policy(name, SlurmPolicyInputs{}, ignored);
