@@ -689,12 +689,18 @@ int64_t slurm_sched_weight(const JobShape& shape, const ClusterState& state, int
   const int need = static_cast<int>(shape.requested_gpus());
   int near = 0;
   if (need > 0) {
+    // Cores of socket k are [k * cores_per_socket, (k + 1) * cores_per_socket): one
+    // word test per socket a free GPU sits on, no per-core count (a hot path: every
+    // node, every one-node GPU job tried).
     const auto& t = state.cluster().tmpl(node);
-    std::vector<int> free_in_socket(t.total_sockets(), 0);
     const CoreBits free = state.core_free(node);
-    for (int c = 0; c < t.cores(); ++c) free_in_socket[t.socket_of_core(c)] += free[c];
-    for (int g : free_gpus_of_type(shape, state, node))
-      if (free_in_socket[t.socket_of_numa(t.gpus[g].numa)] > 0) ++near;
+    const int cps = t.cores_per_socket();
+    const uint64_t gpu_free = state.node(node).gpu_free;
+    for (size_t g = 0; g < t.gpus.size(); ++g) {
+      if (!(gpu_free >> g & 1) || !shape.gpu_type_ok(t.gpus[g].gres_type)) continue;
+      const int k = t.socket_of_numa(t.gpus[g].numa);
+      if (free.any(k * cps, (k + 1) * cps)) ++near;
+    }
     near = std::min({near, shape.gpus_per_node > 0 ? shape.gpus_per_node : need, 0xff});
   }
   return (static_cast<int64_t>(state.cluster().nodes[node].weight) << 8) | (0xff - near);
@@ -715,8 +721,10 @@ std::vector<int> PlacementAllocator::order_nodes(const JobShape& shape, const Cl
   for (size_t i = 0; i < node_order.size(); ++i) {
     const int n = node_order[i];
     // a node with no free core takes no task (max_tasks_on_node): leaving it out of
-    // the order changes no allocation and keeps the sort to the nodes that matter
+    // the order changes no allocation and keeps the sort to the nodes that matter;
     if (state.node(n).free_cores == 0) continue;
+    // likewise a node with no free GPU for a job that asks for GPUs
+    if (shape.requested_gpus() > 0 && state.node(n).free_gpus == 0) continue;
     const auto& t = state.cluster().tmpl(n);
     keys.push_back({slurm_sched_weight(shape, state, n), state.node(n).free_cores * t.threads_per_core, i, n});
   }

@@ -6,6 +6,17 @@
 
 namespace gcsim {
 
+bool CoreBits::any(int first, int last) const {
+  while (first < last) {
+    const int w = first >> 6, lo = first & 63;
+    const int hi = std::min(64, lo + (last - first));  // bits [lo, hi) of word w
+    const uint64_t mask = (hi == 64 ? ~0ULL : (1ULL << hi) - 1) & ~((1ULL << lo) - 1);
+    if (w_[w] & mask) return true;
+    first += hi - lo;
+  }
+  return false;
+}
+
 int CoreBits::count() const {
   int n = 0;
   for (size_t i = 0; i < core_words(n_); ++i) n += std::popcount(w_[i]);

@@ -47,6 +47,8 @@ class CoreBits {
   [[nodiscard]] int size() const { return n_; }
   [[nodiscard]] int count() const;
   [[nodiscard]] bool all() const { return count() == n_; }
+  /// Whether any core in [first, last) is free, a word at a time.
+  [[nodiscard]] bool any(int first, int last) const;
 
  private:
   const uint64_t* w_ = nullptr;
