@@ -446,6 +446,11 @@ HostModel::HostModel(const HostParams& params, const NodeTemplate& tmpl, const N
     for (int e : p.edges)
       if (topo.edge(e).kind == TopoEdgeKind::kPcie) local_edges_[static_cast<size_t>(g)].push_back(e);
   }
+  // GPU -> NIC routes, once per template: every job start asks for them (nic_routes),
+  // and each was a breadth-first search of the node's graph
+  routes_.reserve(static_cast<size_t>(topo.gpu_count() * topo.nic_count()));
+  for (int g = 0; g < topo.gpu_count(); ++g)
+    for (int n = 0; n < topo.nic_count(); ++n) routes_.push_back(compute_route(g, n));
 }
 
 double HostModel::raw_bandwidth(const TopoEdge& e) const {
@@ -645,6 +650,12 @@ double HostModel::loader_rho(LoaderKind kind) const {
 double HostModel::dram_socket_Bps(int socket) const { return dram_socket_Bps_.at(static_cast<size_t>(socket)); }
 
 NicRoute HostModel::route(int gpu, int nic) const {
+  if (gpu >= 0 && gpu < topo_->gpu_count() && nic >= 0 && nic < topo_->nic_count())
+    return routes_[static_cast<size_t>(gpu * topo_->nic_count() + nic)];
+  return compute_route(gpu, nic);
+}
+
+NicRoute HostModel::compute_route(int gpu, int nic) const {
   NicRoute r;
   r.gpu = gpu;
   r.nic = nic;
@@ -666,7 +677,7 @@ std::vector<NicRoute> HostModel::nic_routes(const std::vector<int>& gpus) const 
     int best = -1;
     PathClass best_cls = PathClass::kSys;
     for (int n = 0; n < topo_->nic_count(); ++n) {
-      const PathClass c = topo_->path(DeviceRef::gpu(g), DeviceRef::nic(n)).cls;
+      const PathClass c = routes_[static_cast<size_t>(g * topo_->nic_count() + n)].cls;
       if (best < 0 || c < best_cls || (c == best_cls && load[static_cast<size_t>(n)] < load[static_cast<size_t>(best)])) {
         best = n;
         best_cls = c;

@@ -249,6 +249,8 @@ class HostModel {
   std::vector<double> dram_socket_Bps_;        // per socket: what DMA can pull from its memory
   double memory_rho_ = -1;                     // loader rho from the probe's remote/local triad
   std::vector<std::vector<int>> local_edges_;  // per GPU: PCIe edge ids of its path to its NUMA domain
+  std::vector<NicRoute> routes_;               // [gpu * nic_count + nic]: route(gpu, nic)
+  [[nodiscard]] NicRoute compute_route(int gpu, int nic) const;
 };
 
 }  // namespace gcsim

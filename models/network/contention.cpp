@@ -701,7 +701,10 @@ void ContentionSolver::solve_alone(int owner) {
 }
 
 const std::vector<double>& ContentionSolver::solve() {
-  if (!pending()) return rate_;
+  if (!pending()) {
+    solved_owners_.clear();
+    return rate_;
+  }
   // The components of the flow-link graph that hold a changed link.
   next_epoch();
   std::vector<int>& queue = queue_;
@@ -743,8 +746,15 @@ const std::vector<double>& ContentionSolver::solve() {
     comp.erase(std::unique(comp.begin(), comp.end()), comp.end());
   }
   solve_flows(comp, &rate_);
-
+  note_solved(comp);
   return finish_solve();
+}
+
+void ContentionSolver::note_solved(const std::vector<int>& flows) {
+  solved_owners_.clear();
+  for (int f : flows) solved_owners_.push_back(slots_[static_cast<size_t>(f)].flow.owner);
+  std::sort(solved_owners_.begin(), solved_owners_.end());
+  solved_owners_.erase(std::unique(solved_owners_.begin(), solved_owners_.end()), solved_owners_.end());
 }
 
 // After a solve: the changed owners' alone rates (their slowdown's baseline), and the
@@ -766,6 +776,7 @@ const std::vector<double>& ContentionSolver::solve_full() {
   for (size_t f = 0; f < slots_.size(); ++f)
     if (slots_[f].live) all.push_back(static_cast<int>(f));
   solve_flows(all, &rate_);
+  note_solved(all);
   return finish_solve();
 }
 

@@ -226,6 +226,9 @@ class ContentionSolver {
   /// Recomputes every flow from scratch (same result as solve(), for checks and benchmarks).
   const std::vector<double>& solve_full();
   [[nodiscard]] bool pending() const { return !dirty_links_.empty() || !dirty_free_.empty() || !dirty_owners_.empty(); }
+  /// Owners of the flows the last solve() or solve_full() recomputed, ascending: every
+  /// other owner's rates, alone rates and slowdown are as before it.
+  [[nodiscard]] const std::vector<int>& solved_owners() const { return solved_owners_; }
 
   [[nodiscard]] double rate(int flow) const;
   /// The flow's rate with only its owner's flows on the network.
@@ -296,6 +299,8 @@ class ContentionSolver {
   std::vector<double> rate_, alone_;
   std::vector<int> dirty_links_, dirty_free_;
   std::vector<int> dirty_owners_;
+  std::vector<int> solved_owners_;  // see solved_owners()
+  void note_solved(const std::vector<int>& flows);
   int live_flows_ = 0;
   // Scratch for the component search and the compact problem.
   struct LinkScratch {

@@ -279,13 +279,23 @@ double StepRuntimeModel::speed_of(const Running& r) const {
 }
 
 void StepRuntimeModel::changed_speeds(std::vector<std::pair<int, double>>& out) {
+  // Only jobs just started and owners of flows the solve recomputed can have a new
+  // speed (a job's speed changes only through its flows' rates): visiting those, not
+  // every running job, keeps a change O(touched) on a cluster running thousands.
   if (solver_) solver_->solve();
+  std::vector<int> visit = started_;
+  if (solver_) visit.insert(visit.end(), solver_->solved_owners().begin(), solver_->solved_owners().end());
+  std::sort(visit.begin(), visit.end());
+  visit.erase(std::unique(visit.begin(), visit.end()), visit.end());
   std::sort(started_.begin(), started_.end());
-  for (auto& [j, r] : running_) {
-    const double v = speed_of(*r);
+  for (int j : visit) {
+    auto it = running_.find(j);
+    if (it == running_.end()) continue;
+    Running& r = *it->second;
+    const double v = speed_of(r);
     const bool fresh = std::binary_search(started_.begin(), started_.end(), j);
-    if (fresh || std::abs(v - r->reported) > 1e-9 * r->reported) {
-      r->reported = v;
+    if (fresh || std::abs(v - r.reported) > 1e-9 * r.reported) {
+      r.reported = v;
       out.emplace_back(j, v);
     }
   }
