@@ -49,6 +49,8 @@ class SlurmPolicy final : public Policy {
   [[nodiscard]] SimTime kill_time(SimTime start, SimTime limit) const override;
   [[nodiscard]] SimTime exit_latency() const override { return cfg_.job_exit_latency; }
 
+  /// One backfill cycle now, outside the bf_interval timer (benchmarks).
+  void backfill_now(SchedContext& ctx) { backfill(ctx); }
   [[nodiscard]] const SlurmSchedConfig& config() const { return cfg_; }
   [[nodiscard]] int64_t job_priority(int j) const { return j < static_cast<int>(prio_.size()) ? prio_[j] : 0; }
 

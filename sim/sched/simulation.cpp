@@ -148,6 +148,11 @@ void Simulation::schedule_once() {
   call_policy([&] { policy_->schedule(*this); });
 }
 
+void Simulation::run_pass(const std::function<void(SchedContext&)>& f) {
+  ++passes_;
+  call_policy([&] { f(*this); });
+}
+
 void Simulation::call_policy(const std::function<void()>& f) {
   started_this_pass_.clear();
   preempted_this_pass_.clear();

@@ -83,6 +83,9 @@ class Simulation final : private SchedContext {
   void advance_to(SimTime t);
   /// Runs one extra scheduling pass on the current state (benchmarks, tests).
   void schedule_once();
+  /// Runs `f` as a scheduling pass with this simulation as its context (benchmarks that
+  /// time one part of a policy, such as one Slurm backfill cycle).
+  void run_pass(const std::function<void(SchedContext&)>& f);
   [[nodiscard]] const std::vector<JobOutcome>& outcomes() const { return out_; }
   /// Moves the outcomes out once the run is over (the simulation is spent after this).
   [[nodiscard]] std::vector<JobOutcome> take_outcomes() { return std::move(out_); }
