@@ -1,8 +1,10 @@
 #include "sim/metrics/compare.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include "sim/kernel/rng.hpp"
 #include "sim/workload/job_request.hpp"
@@ -222,53 +224,75 @@ std::vector<std::pair<double, double>> ecdf(std::vector<double> values, int poin
   return out;
 }
 
-std::vector<Difference> differences(const std::vector<VariantMetrics>& variants, int resamples, uint64_t seed) {
+namespace {
+
+// One variant against the baseline: its rows of differences() (metric order).
+std::vector<Difference> difference_rows(const VariantMetrics& base, const VariantMetrics& v, int resamples,
+                                        uint64_t seed) {
+  std::vector<Difference> out;
+  std::vector<double> scratch;
+  // One stream per variant, so adding a variant never changes another's intervals.
+  RngStream rng(seed, "compare.bootstrap." + v.name);
+  const bool paired = v.jobs.size() == base.jobs.size();
+  std::vector<size_t> bi, vi;  // the jobs each side is measured over
+  if (paired) {
+    for (size_t i = 0; i < v.jobs.size(); ++i)
+      if (v.jobs[i].started && base.jobs[i].started) bi.push_back(i);
+    vi = bi;
+  } else {
+    bi = started_indices(base);
+    vi = started_indices(v);
+  }
+  std::vector<std::vector<double>> stats(kMetrics.size());
+  std::vector<size_t> rb, rv;
+  for (int s = 0; s < resamples && !bi.empty() && !vi.empty(); ++s) {
+    rb.resize(bi.size());
+    for (auto& x : rb) x = bi[rng.below(bi.size())];
+    if (paired) {
+      rv = rb;
+    } else {
+      rv.resize(vi.size());
+      for (auto& x : rv) x = vi[rng.below(vi.size())];
+    }
+    for (size_t m = 0; m < kMetrics.size(); ++m)
+      stats[m].push_back(metric_over(v, rv, kMetrics[m].first, scratch) -
+                         metric_over(base, rb, kMetrics[m].first, scratch));
+  }
+  for (size_t m = 0; m < kMetrics.size(); ++m) {
+    Difference d;
+    d.variant = v.name;
+    d.metric = kMetrics[m].second;
+    d.paired = paired;
+    d.baseline = metric_over(base, bi, kMetrics[m].first, scratch);
+    d.value = metric_over(v, vi, kMetrics[m].first, scratch);
+    d.diff = d.value - d.baseline;
+    d.lo = d.hi = d.diff;
+    if (!stats[m].empty()) std::tie(d.lo, d.hi) = interval(stats[m]);
+    out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Difference> differences(const std::vector<VariantMetrics>& variants, int resamples, uint64_t seed,
+                                    int threads) {
   std::vector<Difference> out;
   if (variants.size() < 2) return out;
-  const VariantMetrics& base = variants[0];
-  std::vector<double> scratch;
-  for (size_t k = 1; k < variants.size(); ++k) {
-    const VariantMetrics& v = variants[k];
-    // One stream per variant, so adding a variant never changes another's intervals.
-    RngStream rng(seed, "compare.bootstrap." + v.name);
-    const bool paired = v.jobs.size() == base.jobs.size();
-    std::vector<size_t> bi, vi;  // the jobs each side is measured over
-    if (paired) {
-      for (size_t i = 0; i < v.jobs.size(); ++i)
-        if (v.jobs[i].started && base.jobs[i].started) bi.push_back(i);
-      vi = bi;
-    } else {
-      bi = started_indices(base);
-      vi = started_indices(v);
-    }
-    std::vector<std::vector<double>> stats(kMetrics.size());
-    std::vector<size_t> rb, rv;
-    for (int s = 0; s < resamples && !bi.empty() && !vi.empty(); ++s) {
-      rb.resize(bi.size());
-      for (auto& x : rb) x = bi[rng.below(bi.size())];
-      if (paired) {
-        rv = rb;
-      } else {
-        rv.resize(vi.size());
-        for (auto& x : rv) x = vi[rng.below(vi.size())];
-      }
-      for (size_t m = 0; m < kMetrics.size(); ++m)
-        stats[m].push_back(metric_over(v, rv, kMetrics[m].first, scratch) -
-                           metric_over(base, rb, kMetrics[m].first, scratch));
-    }
-    for (size_t m = 0; m < kMetrics.size(); ++m) {
-      Difference d;
-      d.variant = v.name;
-      d.metric = kMetrics[m].second;
-      d.paired = paired;
-      d.baseline = metric_over(base, bi, kMetrics[m].first, scratch);
-      d.value = metric_over(v, vi, kMetrics[m].first, scratch);
-      d.diff = d.value - d.baseline;
-      d.lo = d.hi = d.diff;
-      if (!stats[m].empty()) std::tie(d.lo, d.hi) = interval(stats[m]);
-      out.push_back(d);
-    }
-  }
+  // Each variant resamples from its own named stream, so the rows are the same whatever
+  // the number of workers; they are joined in variant order.
+  std::vector<std::vector<Difference>> rows(variants.size());
+  std::atomic<size_t> next{1};
+  auto work = [&] {
+    for (size_t k = next++; k < variants.size(); k = next++)
+      rows[k] = difference_rows(variants[0], variants[k], resamples, seed);
+  };
+  const size_t n = std::clamp<size_t>(static_cast<size_t>(std::max(threads, 1)), 1, variants.size() - 1);
+  std::vector<std::thread> pool;
+  for (size_t i = 1; i < n; ++i) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (auto& r : rows) out.insert(out.end(), r.begin(), r.end());
   return out;
 }
 

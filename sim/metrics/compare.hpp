@@ -74,8 +74,9 @@ struct Difference {
 };
 /// Metrics: wait mean, wait p95, bounded slowdown mean, inflation mean; over started
 /// jobs. Paired resampling of job indices when both runs have the same jobs, else each
-/// run resampled on its own. `resamples` 0: no intervals (lo = hi = diff).
+/// run resampled on its own. `resamples` 0: no intervals (lo = hi = diff). Variants are
+/// resampled on up to `threads` workers; the result does not depend on how many.
 [[nodiscard]] std::vector<Difference> differences(const std::vector<VariantMetrics>& variants, int resamples,
-                                                  uint64_t seed);
+                                                  uint64_t seed, int threads = 1);
 
 }  // namespace gcsim

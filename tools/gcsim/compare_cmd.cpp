@@ -117,7 +117,7 @@ int cmd_compare(CompareArgs& a, const std::vector<std::string>& argv) {
   for (auto& m : res.metrics) in.variants.push_back(std::move(*m));
   in.resamples = a.bootstrap;
   in.seed = a.base.seed;
-  in.differences = differences(in.variants, a.bootstrap, a.base.seed);
+  in.differences = differences(in.variants, a.bootstrap, a.base.seed, threads);
   for (const auto& [name, text] : format_compare_report(in)) write_file_atomic(a.out, name, text);
 
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
