@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "sim/core/hostlist.hpp"
@@ -51,6 +52,12 @@ const char* state_name(const Job& j, const JobOutcome& o) {
 }  // namespace
 
 std::string format_sacct(const Cluster& cluster, const Trace& trace, const std::vector<JobOutcome>& out) {
+  std::ostringstream os;
+  write_sacct(os, cluster, trace, out);
+  return std::move(os).str();
+}
+
+void write_sacct(std::ostream& os, const Cluster& cluster, const Trace& trace, const std::vector<JobOutcome>& out) {
   const int64_t base = trace.unix_start.value_or(0);
   auto ts = [&](SimTime t) { return slurm_time::format_iso(base + t.whole_seconds()); };
   std::vector<size_t> order;
@@ -58,10 +65,11 @@ std::string format_sacct(const Cluster& cluster, const Trace& trace, const std::
     if (out[j].status == JobStatus::kDone) order.push_back(j);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return trace.jobs[a].id < trace.jobs[b].id; });
 
-  std::string s;
+  std::string s;  // the header, then one row at a time
   const auto& cols = sacct_columns();
   for (size_t c = 0; c < cols.size(); ++c) s += (c ? "|" : "") + cols[c];
   s += '\n';
+  os << s;
   for (size_t j : order) {
     const Job& job = trace.jobs[j];
     const JobOutcome& o = out[j];
@@ -105,7 +113,7 @@ std::string format_sacct(const Cluster& cluster, const Trace& trace, const std::
     };
     const std::string& partition = cluster.partitions[sh.partition].name;
     const int64_t elapsed = o.end.whole_seconds() - o.start.whole_seconds();
-    s += std::to_string(job.id.value) + (job.array_task >= 0 ? "_" + std::to_string(job.array_task) : std::string()) +
+    s = std::to_string(job.id.value) + (job.array_task >= 0 ? "_" + std::to_string(job.array_task) : std::string()) +
          '|' + job.name + '|' + partition + '|' + job.account + '|' + job.user + '|' +
          ts(job.submit) + '|' + ts(o.eligible) + '|' + ts(o.start) + '|' + ts(o.end) + '|' +
          slurm_time::format_elapsed(SimTime::seconds(elapsed)) + '|' + slurm_time::format_timelimit(sh.time_limit) +
@@ -113,8 +121,8 @@ std::string format_sacct(const Cluster& cluster, const Trace& trace, const std::
          hostlist::compress(hosts) + '|' + req + '|' + alloc + '|' +
          (o.started_by == StartedBy::kBackfill ? "SchedBackfill" : "SchedMain") + '|' + join(cpu_ids) + '|' +
          join(gres_idx) + '\n';
+    os << s;
   }
-  return s;
 }
 
 std::string format_summary_json(const Summary& s) {
@@ -205,12 +213,17 @@ void ensure_directory(const std::string& dir) {
 }
 
 void write_file_atomic(const std::string& dir, const std::string& name, const std::string& content) {
+  write_file_atomic(dir, name, [&](std::ostream& f) { f << content; });
+}
+
+void write_file_atomic(const std::string& dir, const std::string& name,
+                       const std::function<void(std::ostream&)>& write) {
   const std::string final_path = dir + "/" + name;
   const std::string tmp = dir + "/." + name + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) throw std::runtime_error("cannot write '" + tmp + "': " + std::strerror(errno));
-    f << content;
+    write(f);
     f.flush();
     if (!f) throw std::runtime_error("write failed for '" + tmp + "'");
   }

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +21,8 @@ namespace gcsim {
 
 /// jobs.sacct: a header line, then one line per job that ran, in JobID order.
 [[nodiscard]] std::string format_sacct(const Cluster& cluster, const Trace& trace, const std::vector<JobOutcome>& out);
+/// The same text written row by row (a million-job run never holds all of it).
+void write_sacct(std::ostream& os, const Cluster& cluster, const Trace& trace, const std::vector<JobOutcome>& out);
 
 [[nodiscard]] std::string format_summary_json(const Summary& s);
 
@@ -50,6 +54,9 @@ struct ManifestInfo {
 void ensure_directory(const std::string& dir);
 /// Writes `content` to dir/name through a temporary file and rename(2).
 void write_file_atomic(const std::string& dir, const std::string& name, const std::string& content);
+/// The same, with the content produced by `write` on the temporary file's stream.
+void write_file_atomic(const std::string& dir, const std::string& name,
+                       const std::function<void(std::ostream&)>& write);
 
 /// Peak resident set size of this process in KiB (VmHWM), 0 if unknown.
 [[nodiscard]] int64_t peak_rss_kib();

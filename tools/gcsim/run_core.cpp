@@ -271,7 +271,7 @@ RunOutput execute_run(PreparedRun& p, const std::string& out, const std::functio
   r.summary = summarize(p.cluster, p.trace, r.outcomes);
   const Trace& trace = p.trace;
 
-  write_file_atomic(out, "jobs.sacct", format_sacct(p.cluster, trace, r.outcomes));
+  write_file_atomic(out, "jobs.sacct", [&](std::ostream& os) { write_sacct(os, p.cluster, trace, r.outcomes); });
   write_file_atomic(out, "summary.json", format_summary_json(r.summary));
   {
     std::string rej;
