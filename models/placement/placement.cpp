@@ -718,13 +718,14 @@ std::vector<int> PlacementAllocator::order_nodes(const JobShape& shape, const Cl
   };
   std::vector<Key> keys;
   keys.reserve(node_order.size());
+  const bool wants_gpus = shape.requested_gpus() > 0;
   for (size_t i = 0; i < node_order.size(); ++i) {
     const int n = node_order[i];
     // a node with no free core takes no task (max_tasks_on_node): leaving it out of
     // the order changes no allocation and keeps the sort to the nodes that matter;
     if (state.node(n).free_cores == 0) continue;
     // likewise a node with no free GPU for a job that asks for GPUs
-    if (shape.requested_gpus() > 0 && state.node(n).free_gpus == 0) continue;
+    if (wants_gpus && state.node(n).free_gpus == 0) continue;
     const auto& t = state.cluster().tmpl(n);
     keys.push_back({slurm_sched_weight(shape, state, n), state.node(n).free_cores * t.threads_per_core, i, n});
   }

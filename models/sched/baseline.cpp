@@ -28,7 +28,6 @@ void SjfPolicy::schedule(SchedContext& ctx) {
 void ReplayPolicy::schedule(SchedContext& ctx) {
   // first fit over the late jobs: one that still does not fit holds back no other
   std::erase_if(late_, [&](int j) {
-    if (!totals_allow(ctx.shape(j), ctx.state())) return false;
     auto a = ctx.allocator().allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
     if (!a) return false;
     ctx.start(j, std::move(*a), StartedBy::kMain);

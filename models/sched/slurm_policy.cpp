@@ -5,6 +5,7 @@
 #include <iterator>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 namespace gcsim {
@@ -374,6 +375,10 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     for (; from != running_ends.end() && from->first <= thr; ++from) fut->release(ctx.allocation(from->second));
     return *futures.emplace(it, thr, std::move(fut))->second;
   };
+  // per-attempt buffers, kept across the cycle's attempts
+  std::vector<uint8_t> cand;
+  std::vector<SimTime> ends;         // end times of running jobs on `cand`, sorted
+  std::vector<int64_t> ends_cores;   // the cores each holds on `cand`
   int tested = 0, started = 0;
   for (int j : queue) {
     if (cfg_.bf_max_job_test > 0 && tested >= cfg_.bf_max_job_test) break;
@@ -399,7 +404,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     SimTime start_res = now;
     for (int attempt = 0; attempt < 64; ++attempt) {
       const SimTime end = start_res + limit;
-      std::vector<uint8_t> cand(n_nodes, 0);
+      cand.assign(n_nodes, 0);
       for (int n : part_nodes) cand[n] = 1;
       std::optional<SimTime> later_start;
       for (size_t k = 0; k < table.size(); ++k) {
@@ -435,7 +440,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       // One-core tasks with no per-node limit: may_select needs the candidates' free
       // cores to reach the tasks, and those grow by what each ending job holds on them,
       // so a batch short of that is refused by counting, without building its state.
-      const bool count_cores = s.cpu_only() && s.cpus_per_task <= 1 && s.tasks_per_node <= 0 && s.nodes_max != 1;
+      const bool count_cores = SlurmSelector::free_core_sum_decides_bound(s);
       int64_t cand_free = 0;
       if (count_cores) {
         const ClusterState& present = ctx.state();
@@ -445,8 +450,8 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       bool fit = (!count_cores || cand_free >= s.tasks) && fits(ctx.state());
       SimTime t = std::max(now, start_res);
       if (!fit) {
-        std::vector<SimTime> ends;         // end times of running jobs on `cand`, sorted
-        std::vector<int64_t> ends_cores;   // the cores each holds on `cand`
+        ends.clear();
+        ends_cores.clear();
         for (const auto& [e, r] : running_ends) {
           int64_t on_cand = 0;
           bool overlap = false;
@@ -515,7 +520,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       }
       if (t > now + cfg_.bf_window) break;
       if (!plan) plan = selector_.select(s, *fit_state, cand, waited, nullptr, false);
-      if (!plan) break;  // may_select's exact cases always select; kept for safety
+      if (!plan) throw std::logic_error("slurm backfill: may_select called a job exact but select() found no nodes");
       std::vector<int> nodes;
       for (const auto& na : plan->nodes) nodes.push_back(na.node);
       const SimTime rb = floor_to(t, res);

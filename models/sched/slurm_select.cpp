@@ -51,7 +51,7 @@ bool cores_may_hold(const JobShape& shape, const ClusterState& state, const std:
     const int free = state.node(static_cast<int>(n)).free_cores;
     if (free == 0) continue;
     const int tpc = state.cluster().tmpl(static_cast<int>(n)).threads_per_core;
-    int k = free / std::max(1, (shape.cpus_per_task + tpc - 1) / tpc);
+    int k = free / std::max(1, cores_for_cpus(shape.cpus_per_task, tpc));
     if (shape.tasks_per_node > 0) k = std::min(k, shape.tasks_per_node);
     if (one_node) {
       if (k >= shape.tasks) return true;
@@ -331,6 +331,11 @@ std::optional<Allocation> SlurmSelector::finish(const JobShape& shape, const Clu
     a.nodes.push_back(std::move(*na));
   }
   return a;
+}
+
+bool SlurmSelector::free_core_sum_decides_bound(const JobShape& shape) {
+  // cores_may_hold then sums each allowed node's free cores, unlimited per node
+  return shape.cpu_only() && shape.cpus_per_task <= 1 && shape.tasks_per_node <= 0 && shape.nodes_max != 1;
 }
 
 bool SlurmSelector::may_select(const JobShape& shape, const ClusterState& state, const std::vector<uint8_t>& allowed,

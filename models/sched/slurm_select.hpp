@@ -38,6 +38,10 @@ class SlurmSelector {
   /// following cores, no topology); otherwise true means only that it may.
   [[nodiscard]] bool may_select(const JobShape& shape, const ClusterState& state, const std::vector<uint8_t>& allowed,
                                 bool* exact) const;
+  /// Shapes for which may_select() is false whenever the allowed nodes' free cores sum
+  /// below the tasks (one-core tasks, no per-node limit, not one node): a caller that
+  /// knows that sum by counting can refuse without calling it.
+  [[nodiscard]] static bool free_core_sum_decides_bound(const JobShape& shape);
   [[nodiscard]] const PlacementAllocator& placer() const { return placer_; }
   [[nodiscard]] bool uses_topology(const JobShape& shape) const;
 

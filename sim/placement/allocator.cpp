@@ -4,9 +4,9 @@
 
 namespace gcsim {
 
-namespace {
-
 int cores_for_cpus(int64_t cpus, int tpc) { return static_cast<int>((cpus + tpc - 1) / tpc); }
+
+namespace {
 
 int64_t mem_needed(const JobShape& shape, const NodeTemplate& t, int cores, int gpus) {
   if (shape.exclusive || shape.mem_whole_node) return t.memory_mb;

@@ -39,6 +39,8 @@ class Allocator {
 [[nodiscard]] std::optional<NodeAlloc> take_on_node_linear(const JobShape& shape, const ClusterState& state,
                                                            int node, int tasks, int gpus);
 
+/// Whole cores that `cpus` CPUs take at `tpc` threads per core (rounded up).
+[[nodiscard]] int cores_for_cpus(int64_t cpus, int tpc);
 /// GPUs of the shape's type that are free on `node`, lowest index first.
 [[nodiscard]] std::vector<int> free_gpus_of_type(const JobShape& shape, const ClusterState& state, int node);
 /// Whole cores `tasks` tasks with `gpus` GPUs of the shape take on a node of template `t`
