@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 namespace gcsim {
 
@@ -344,14 +345,31 @@ bool SlurmSelector::may_select(const JobShape& shape, const ClusterState& state,
   if (!totals_allow(shape, state)) return false;
   if (!shape.cpu_only()) return true;
   if (!cores_may_hold(shape, state, allowed)) return false;
+  *exact = select_is_exact(shape, state);
+  return true;
+}
+
+bool SlurmSelector::may_select_counted(const JobShape& shape, const ClusterState& state, int64_t allowed_free,
+                                       bool* exact) const {
+  if (!free_core_sum_decides_bound(shape))
+    throw std::logic_error("SlurmSelector::may_select_counted: the free-core sum does not decide this shape");
+  *exact = false;
+  if (!totals_allow(shape, state)) return false;
+  // cores_may_hold on these shapes: one core per task, no per-node cap, so the
+  // allowed nodes hold the tasks exactly when their free cores sum to them
+  if (allowed_free < shape.tasks) return false;
+  *exact = select_is_exact(shape, state);
+  return true;
+}
+
+bool SlurmSelector::select_is_exact(const JobShape& shape, const ClusterState& state) const {
   // capacity() then gives every node with a free core min(tasks, free cores), and
   // choose_flat takes sets until the tasks are met: with no lower node count and no
   // upper one below the tasks it succeeds whenever the free cores hold them
-  *exact = !shape.exclusive && !shape.mem_whole_node && !shape.fixed_nodes && shape.cpus_per_task <= 1 &&
-           shape.tasks_per_node <= 0 && shape.mem_per_node_mb <= 0 && shape.nodes_min <= 1 &&
-           shape.nodes_max >= shape.tasks && placer_.takes_any_cpu_count() && !uses_topology(shape) &&
-           (shape.mem_per_cpu_mb <= 0 || state.memory_follows_cores(shape.mem_per_cpu_mb));
-  return true;
+  return shape.cpu_only() && !shape.exclusive && !shape.mem_whole_node && !shape.fixed_nodes &&
+         shape.cpus_per_task <= 1 && shape.tasks_per_node <= 0 && shape.mem_per_node_mb <= 0 && shape.nodes_min <= 1 &&
+         shape.nodes_max >= shape.tasks && placer_.takes_any_cpu_count() && !uses_topology(shape) &&
+         (shape.mem_per_cpu_mb <= 0 || state.memory_follows_cores(shape.mem_per_cpu_mb));
 }
 
 std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const ClusterState& state,
@@ -360,7 +378,8 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
   if (!totals_allow(shape, state)) return std::nullopt;
   std::vector<Cap> caps;
   for (int node = 0; node < static_cast<int>(cluster_->nodes.size()); ++node) {
-    if (!allowed[node]) continue;
+    // capacity() is nothing on a node with no free core (every task takes one)
+    if (!allowed[node] || state.node(node).free_cores == 0) continue;
     if (auto c = capacity(shape, state, node)) caps.push_back(*c);
   }
   if (caps.empty()) return std::nullopt;

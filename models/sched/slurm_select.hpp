@@ -38,6 +38,11 @@ class SlurmSelector {
   /// following cores, no topology); otherwise true means only that it may.
   [[nodiscard]] bool may_select(const JobShape& shape, const ClusterState& state, const std::vector<uint8_t>& allowed,
                                 bool* exact) const;
+  /// may_select() for a shape free_core_sum_decides_bound() accepts, from the allowed
+  /// nodes' free cores as the caller summed them (`allowed_free`): the same answer
+  /// without the pass over the nodes.
+  [[nodiscard]] bool may_select_counted(const JobShape& shape, const ClusterState& state, int64_t allowed_free,
+                                        bool* exact) const;
   /// Shapes for which may_select() is false whenever the allowed nodes' free cores sum
   /// below the tasks (one-core tasks, no per-node limit, not one node): a caller that
   /// knows that sum by counting can refuse without calling it.
@@ -59,6 +64,8 @@ class SlurmSelector {
   [[nodiscard]] std::vector<Cap> choose_flat(const JobShape& shape, std::vector<Cap> caps) const;
   [[nodiscard]] std::vector<Cap> choose_topo(const JobShape& shape, const std::vector<Cap>& caps) const;
   [[nodiscard]] int leaf_count(const std::vector<Cap>& chosen) const;
+  /// Whether may_select()'s true, once the free cores hold the tasks, means select() succeeds.
+  [[nodiscard]] bool select_is_exact(const JobShape& shape, const ClusterState& state) const;
 
   const Cluster* cluster_;
   SlurmSchedConfig cfg_;

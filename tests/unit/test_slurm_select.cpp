@@ -7,7 +7,8 @@
 //  - where it calls itself exact, select() succeeds every time (backfill then takes
 //    the batch as fitting without choosing), and on Curie both outcomes occur;
 //  - at the edge (just enough free cores on the allowed nodes, and one node fewer) it
-//    decides as select() does.
+//    decides as select() does;
+//  - may_select_counted, given the allowed nodes' free-core sum, answers as may_select.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -49,7 +50,7 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
     ClusterState state(c);
     std::mt19937_64 rng(11);
     std::vector<Allocation> held;
-    int placed = 0, exact_fit = 0, refused = 0, edges = 0;
+    int placed = 0, exact_fit = 0, refused = 0, edges = 0, counted = 0;
     for (int step = 0; step < 400; ++step) {
       const JobShape& s = shapes[rng() % shapes.size()];
       std::vector<uint8_t> allowed(c.nodes.size(), 0);
@@ -60,6 +61,17 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
       const bool may = sel.may_select(s, state, allowed, &is_exact);
       INFO(conf << " step " << step << " tasks " << s.tasks);
       if (plan) CHECK(may);
+      if (SlurmSelector::free_core_sum_decides_bound(s)) {
+        // the counted form, as backfill calls it with the sum it keeps, answers the same
+        int64_t free = 0;
+        for (size_t n = 0; n < allowed.size(); ++n)
+          if (allowed[n]) free += state.node(static_cast<int>(n)).free_cores;
+        bool counted_exact = false;
+        CHECK(sel.may_select_counted(s, state, free, &counted_exact) == may);
+        CHECK(counted_exact == is_exact);
+        if (free > 0) CHECK_FALSE(sel.may_select_counted(s, state, std::min<int64_t>(free, s.tasks) - 1, &counted_exact));
+        ++counted;
+      }
       if (is_exact) {
         CHECK(plan.has_value());
         ++exact_fit;
@@ -108,6 +120,7 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
       CHECK(exact_fit > 20);
       CHECK(refused > 5);
       CHECK(edges > 20);
+      CHECK(counted > 50);
     }
   }
   }
