@@ -7,6 +7,7 @@
 #include <set>
 
 #include "sim/core/input_file.hpp"
+#include "sim/workload/trace_transform.hpp"
 
 namespace gcsim {
 
@@ -251,7 +252,7 @@ Trace parse_alibaba_v2023_pods(const std::string& text, const std::string& path,
                           "trace start); pods have no time limit, user, account or partition");
   t.assumptions.push_back("pod_phase Succeeded = completed, Failed = failed, Running/Pending (at the snapshot) = "
                           "unknown; deletion_time is taken as the end for every phase");
-  std::stable_sort(t.jobs.begin(), t.jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  stable_sort_by_submit(t.jobs);
   for (size_t k = 0; k < t.jobs.size(); ++k) t.jobs[k].id = JobId(static_cast<int64_t>(k) + 1);
   return t;
 }

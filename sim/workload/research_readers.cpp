@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/input_file.hpp"
+#include "sim/workload/trace_transform.hpp"
 
 namespace gcsim {
 
@@ -55,7 +56,7 @@ std::string shape_assumption(const std::string& fmt, int64_t per_node, const std
 
 // Jobs in submit order, ties in file order, numbered 1..N as Slurm would number them.
 void number_jobs(Trace& t) {
-  std::stable_sort(t.jobs.begin(), t.jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  stable_sort_by_submit(t.jobs);
   for (size_t k = 0; k < t.jobs.size(); ++k) t.jobs[k].id = JobId(static_cast<int64_t>(k) + 1);
 }
 

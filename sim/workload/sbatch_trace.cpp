@@ -7,6 +7,7 @@
 #include "sim/core/input_file.hpp"
 #include "sim/workload/sbatch_options.hpp"
 #include "sim/workload/trace_readers.hpp"
+#include "sim/workload/trace_transform.hpp"
 
 namespace gcsim {
 
@@ -204,7 +205,7 @@ Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagn
   errs.throw_if_errors();
   if (t.jobs.empty()) throw InputError(SourceLoc{path, 2, 1}, "no jobs in sbatch trace");
   // Slurm numbers jobs in submission order; ties keep file order (as the oracle submits).
-  std::stable_sort(t.jobs.begin(), t.jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  stable_sort_by_submit(t.jobs);
   for (size_t k = 0; k < t.jobs.size(); ++k) t.jobs[k].id = JobId(static_cast<int64_t>(k) + 1);
   expand_job_arrays(t);
   return t;

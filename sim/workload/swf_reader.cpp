@@ -8,6 +8,7 @@
 #include "sim/workload/gpu_trace_readers.hpp"
 #include "sim/workload/research_readers.hpp"
 #include "sim/workload/trace_readers.hpp"
+#include "sim/workload/trace_transform.hpp"
 
 namespace gcsim {
 
@@ -233,7 +234,7 @@ Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& d
   if (t.jobs.empty()) throw InputError(SourceLoc{path, 0, 0}, "no job records in SWF file");
   if (alea_lines > 0) note_alea(t, alea_lines, alea_bytes, pbs_unread);
   // SWF lines are sorted by submit time; keep file order for ties.
-  std::stable_sort(t.jobs.begin(), t.jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  stable_sort_by_submit(t.jobs);
   t.assumptions.push_back("SWF jobs request ntasks=<allocated processors> with 1 CPU per task");
   t.assumptions.push_back("SWF requested time is the job's time limit; jobs without one have no limit");
   return t;

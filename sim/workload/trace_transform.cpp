@@ -86,4 +86,24 @@ void apply_window(Trace& t, const TraceWindow& w) {
   }
 }
 
+void stable_sort_by_submit(std::vector<Job>& jobs) {
+  std::vector<size_t> order(jobs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
+  // jobs[i] = old jobs[order[i]], applied in place cycle by cycle with one spare Job
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == i) continue;
+    Job spare = std::move(jobs[i]);
+    size_t k = i;
+    while (order[k] != i) {
+      const size_t from = order[k];
+      jobs[k] = std::move(jobs[from]);
+      order[k] = k;
+      k = from;
+    }
+    jobs[k] = std::move(spare);
+    order[k] = k;
+  }
+}
+
 }  // namespace gcsim

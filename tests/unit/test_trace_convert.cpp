@@ -170,6 +170,31 @@ TEST_CASE("a window keeps the jobs submitted in it and moves t=0 to its start", 
   REQUIRE_THROWS_AS(parse_window_point("7x", cli), InputError);
 }
 
+TEST_CASE("stable_sort_by_submit is std::stable_sort by submit, moving each job once", "[convert]") {
+  const Trace full = read("traces/KTH-SP2-1996-2.1-cln.swf.gz");
+  // a scrambled order with many equal submits: every job's submit floored to the hour,
+  // the jobs dealt out from the back in strides of 7
+  std::vector<Job> jobs;
+  const size_t n = full.jobs.size();
+  for (size_t s = 0; s < 7; ++s)
+    for (size_t i = n - 1 - s; i < n; i -= 7) {
+      jobs.push_back(full.jobs[i]);
+      jobs.back().submit = SimTime::seconds(full.jobs[i].submit.whole_seconds() / 3600 * 3600);
+      if (i < 7) break;
+    }
+  REQUIRE(jobs.size() == n);
+  std::vector<Job> want = jobs;
+  std::stable_sort(want.begin(), want.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  stable_sort_by_submit(jobs);
+  size_t ties = 0;
+  for (size_t k = 0; k < n; ++k) {
+    REQUIRE(jobs[k].id == want[k].id);
+    REQUIRE(jobs[k].req.ntasks == want[k].req.ntasks);
+    ties += k > 0 && jobs[k].submit == jobs[k - 1].submit;
+  }
+  REQUIRE(ties > n / 2);  // the ties are what a stable sort must keep in order
+}
+
 TEST_CASE("gcsim trace convert writes the file whole or not at all", "[convert][cli]") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "gcsim-convert-test";
