@@ -480,23 +480,28 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     }
     return ps;
   };
-  // Future states of the cycle, shared by its tested jobs: (thr, the present with every
-  // running job ending by thr released), sorted by thr and built from the latest earlier
-  // one. A job's will-run test releases only jobs on its candidate nodes, but the others
-  // change no candidate node, and the cluster-wide totals select() checks first are a
-  // necessary condition either way, so the plans are the same. A start clears them.
-  std::vector<std::pair<SimTime, std::unique_ptr<ClusterState>>> futures;
+  // Future states of the cycle, shared by its tested jobs: the present with the first k
+  // running jobs by end time released, for the k some will-run batch asked for (all that
+  // end by its threshold), sorted by k and built from the largest smaller one. Keyed by
+  // k, not by threshold: thresholds differ per job (30 s x 2^i from its own first end)
+  // but release the same prefixes, so there are at most one per running job (keyed by
+  // threshold, one busy Curie cycle held 10^4 copies, 2.6 GB). A job's will-run test
+  // releases only jobs on its candidate nodes, but the others change no candidate node,
+  // and the cluster-wide totals select() checks first are a necessary condition either
+  // way, so the plans are the same. A start clears them.
+  std::vector<std::pair<size_t, std::unique_ptr<ClusterState>>> futures;
   auto state_by = [&](SimTime thr) -> const ClusterState& {
-    auto it = std::lower_bound(futures.begin(), futures.end(), thr,
-                               [](const auto& f, SimTime x) { return f.first < x; });
-    if (it != futures.end() && it->first == thr) return *it->second;
+    const size_t k = static_cast<size_t>(
+        std::upper_bound(running_ends.begin(), running_ends.end(), thr,
+                         [](SimTime x, const Run& e) { return x < e.end; }) -
+        running_ends.begin());
+    auto it = std::lower_bound(futures.begin(), futures.end(), k,
+                               [](const auto& f, size_t x) { return f.first < x; });
+    if (it != futures.end() && it->first == k) return *it->second;
     const bool first = it == futures.begin();
     auto fut = std::make_unique<ClusterState>(first ? ctx.state() : *std::prev(it)->second);
-    auto from = first ? running_ends.begin()
-                      : std::upper_bound(running_ends.begin(), running_ends.end(), std::prev(it)->first,
-                                         [](SimTime x, const Run& e) { return x < e.end; });
-    for (; from != running_ends.end() && from->end <= thr; ++from) fut->release(ctx.allocation(from->job));
-    return *futures.emplace(it, thr, std::move(fut))->second;
+    for (size_t i = first ? 0 : std::prev(it)->first; i < k; ++i) fut->release(ctx.allocation(running_ends[i].job));
+    return *futures.emplace(it, k, std::move(fut))->second;
   };
   // per-attempt buffers, kept across the cycle's attempts
   NodeSet cand(n_nodes), memo_cand(n_nodes);
