@@ -128,70 +128,75 @@ std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape,
   return c;
 }
 
-std::vector<SlurmSelector::Cap> SlurmSelector::choose_flat(const JobShape& shape, std::vector<Cap> caps) const {
+std::vector<SlurmSelector::Cap> SlurmSelector::choose_flat(const JobShape& shape, const std::vector<Cap>& caps) const {
   Need need = initial_need(shape);
   std::vector<Cap> chosen;
-  // consecutive runs of equal weight in node order
-  std::vector<std::vector<Cap>> sets;
+  // consecutive runs of equal weight in node order, as [begin, end) ranges of `caps`;
+  // a taken set becomes empty (begin = end)
+  struct Set {
+    size_t begin, end;
+    int64_t cpus;  // each node counted with at most the CPUs the job needs
+  };
+  const int64_t job_cpus = std::max<int64_t>(1, shape.requested_cpus());
+  std::vector<Set> sets;
   for (size_t i = 0; i < caps.size(); ++i) {
-    if (i == 0 || caps[i].weight != caps[i - 1].weight || caps[i].node != caps[i - 1].node + 1) sets.emplace_back();
-    sets.back().push_back(caps[i]);
+    if (i == 0 || caps[i].weight != caps[i - 1].weight || caps[i].node != caps[i - 1].node + 1)
+      sets.push_back(Set{i, i, 0});
+    sets.back().end = i + 1;
+    // _cpus_to_use: an idle node alone is a tighter set than two half-used ones
+    // (oracle: fairshare)
+    sets.back().cpus += std::min<int64_t>(caps[i].avail_cpus, job_cpus);
   }
   auto take = [&](const Cap& c) {
     count_node(shape, need, c.tasks, c.gpus);
     chosen.push_back(c);
   };
-  auto sufficient = [&](const std::vector<Cap>& set) {
-    return holds_rest(need, set.begin(), set.end(), [](const Cap& c) -> const Cap& { return c; });
+  auto sufficient = [&](const Set& set) {
+    return holds_rest(need, caps.begin() + static_cast<std::ptrdiff_t>(set.begin),
+                      caps.begin() + static_cast<std::ptrdiff_t>(set.end), [](const Cap& c) -> const Cap& { return c; });
   };
-  const int64_t job_cpus = std::max<int64_t>(1, shape.requested_cpus());
   while (!need.done() && need.max_nodes > 0) {
     int best = -1;
     bool best_suff = false;
-    int64_t best_cpus = 0;
     for (size_t i = 0; i < sets.size(); ++i) {
-      if (sets[i].empty()) continue;
+      if (sets[i].begin == sets[i].end) continue;
       const bool suff = sufficient(sets[i]);
-      // each node counts with at most the CPUs the job needs (_cpus_to_use), so an
-      // idle node alone is a tighter set than two half-used ones (oracle: fairshare)
-      int64_t cpus = 0;
-      for (const auto& c : sets[i]) cpus += std::min<int64_t>(c.avail_cpus, job_cpus);
-      const int64_t w = sets[i][0].weight;
+      const int64_t cpus = sets[i].cpus;
+      const int64_t w = caps[sets[i].begin].weight;
       bool pick = false;
       if (best < 0) pick = true;
-      else if (w < sets[best][0].weight) pick = true;
-      else if (w == sets[best][0].weight) {
+      else if (const int64_t bw = caps[sets[best].begin].weight; w < bw) pick = true;
+      else if (w == bw) {
         if (suff && !best_suff) pick = true;
-        else if (suff && best_suff && cpus < best_cpus) pick = true;
-        else if (!suff && !best_suff && cpus > best_cpus) pick = true;
+        else if (suff && best_suff && cpus < sets[best].cpus) pick = true;
+        else if (!suff && !best_suff && cpus > sets[best].cpus) pick = true;
       }
       if (pick) {
         best = static_cast<int>(i);
         best_suff = suff;
-        best_cpus = cpus;
       }
     }
     if (best < 0) break;
-    auto& set = sets[best];
+    Set& set = sets[best];
     bool took_one = false;
     if (need.nodes <= 1 && best_suff) {
       // best fit: the node with the fewest free CPUs that still holds the rest
-      int pick = -1;
-      for (size_t i = 0; i < set.size(); ++i)
-        if (set[i].tasks >= need.tasks && set[i].gpus >= need.gpus &&
-            (pick < 0 || set[i].avail_cpus < set[pick].avail_cpus))
-          pick = static_cast<int>(i);
-      if (pick >= 0) {
-        take(set[pick]);
+      size_t pick = set.end;
+      for (size_t i = set.begin; i < set.end; ++i)
+        if (caps[i].tasks >= need.tasks && caps[i].gpus >= need.gpus &&
+            (pick == set.end || caps[i].avail_cpus < caps[pick].avail_cpus))
+          pick = i;
+      if (pick != set.end) {
+        take(caps[pick]);
         took_one = true;
       }
     }
     if (!took_one)
-      for (const auto& c : set) {
+      for (size_t i = set.begin; i < set.end; ++i) {
         if (need.done() || need.max_nodes <= 0) break;
-        take(c);
+        take(caps[i]);
       }
-    set.clear();
+    set.end = set.begin;
   }
   if (!need.done()) return {};
   return chosen;
@@ -381,10 +386,23 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
                                                 int* leaves_used, bool place) const {
   if (!totals_allow(shape, state)) return std::nullopt;
   std::vector<Cap> caps;
-  for (int node = 0; node < static_cast<int>(cluster_->nodes.size()); ++node) {
-    // capacity() is nothing on a node with no free core (every task takes one)
-    if (!allowed[node] || state.node(node).free_cores == 0) continue;
-    if (auto c = capacity(shape, state, node)) caps.push_back(*c);
+  const int n_nodes = static_cast<int>(cluster_->nodes.size());
+  if (count_caps_ && select_is_exact(shape, state)) {
+    // capacity() on these shapes, without its general steps: every node with a free
+    // core takes min(tasks, free cores) (memory follows cores, so it cuts nothing;
+    // no GPUs, so the weight is Weight << 8 | 0xff)
+    for (int node = 0; node < n_nodes; ++node) {
+      const int free = state.node(node).free_cores;
+      if (!allowed[node] || free == 0) continue;
+      caps.push_back(Cap{node, std::min(free, shape.tasks), 0, free * cluster_->tmpl(node).threads_per_core,
+                         (static_cast<int64_t>(cluster_->nodes[node].weight) << 8) | 0xff});
+    }
+  } else {
+    for (int node = 0; node < n_nodes; ++node) {
+      // capacity() is nothing on a node with no free core (every task takes one)
+      if (!allowed[node] || state.node(node).free_cores == 0) continue;
+      if (auto c = capacity(shape, state, node)) caps.push_back(*c);
+    }
   }
   if (caps.empty()) return std::nullopt;
   const bool topo = uses_topology(shape);

@@ -48,6 +48,9 @@ class SlurmSelector {
   /// knows that sum by counting can refuse without calling it.
   [[nodiscard]] static bool free_core_sum_decides_bound(const JobShape& shape);
   [[nodiscard]] const PlacementAllocator& placer() const { return placer_; }
+  /// Whether select() builds the capacities of may_select-exact shapes from free core
+  /// counts alone (on by default; tests turn it off to compare with capacity()).
+  void set_count_caps(bool on) { count_caps_ = on; }
   [[nodiscard]] bool uses_topology(const JobShape& shape) const;
 
  private:
@@ -61,7 +64,7 @@ class SlurmSelector {
   [[nodiscard]] std::optional<Cap> capacity(const JobShape& shape, const ClusterState& state, int node) const;
   [[nodiscard]] std::optional<Allocation> finish(const JobShape& shape, const ClusterState& state,
                                                  const std::vector<Cap>& chosen, bool place) const;
-  [[nodiscard]] std::vector<Cap> choose_flat(const JobShape& shape, std::vector<Cap> caps) const;
+  [[nodiscard]] std::vector<Cap> choose_flat(const JobShape& shape, const std::vector<Cap>& caps) const;
   [[nodiscard]] std::vector<Cap> choose_topo(const JobShape& shape, const std::vector<Cap>& caps) const;
   [[nodiscard]] int leaf_count(const std::vector<Cap>& chosen) const;
   /// Whether may_select()'s true, once the free cores hold the tasks, means select() succeeds.
@@ -72,6 +75,7 @@ class SlurmSelector {
   PlacementAllocator placer_{PlacementMode::kSlurm};
   std::vector<int> leaf_of_;                 // node -> leaf switch index, -1 = none
   std::vector<std::vector<int>> leaf_nodes_; // leaf switch -> nodes
+  bool count_caps_ = true;
 };
 
 }  // namespace gcsim

@@ -8,7 +8,9 @@
 //    the batch as fitting without choosing), and on Curie both outcomes occur;
 //  - at the edge (just enough free cores on the allowed nodes, and one node fewer) it
 //    decides as select() does;
-//  - may_select_counted, given the allowed nodes' free-core sum, answers as may_select.
+//  - may_select_counted, given the allowed nodes' free-core sum, answers as may_select;
+//  - select() with capacities from free counts (exact shapes) chooses and places as
+//    with capacity() on every node.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -32,6 +34,8 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
     const Cluster c = load_slurm_conf(test::src(conf), w);
     const SlurmSchedConfig cfg = read_slurm_sched_config(c, {}, w);
     const SlurmSelector sel(c, cfg);
+    SlurmSelector general(c, cfg);  // capacities from capacity() for every shape
+    general.set_count_caps(false);
   // light: no shape takes more than its cores' share of memory, as in an SWF log under
   // DefMemPerCPU, so the free cores decide (a held memory-heavy job ends that for good)
   for (bool light : {false, true}) {
@@ -57,6 +61,16 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
       const bool masked = rng() % 2 == 0;  // about half the steps leave a random fifth out
       for (int n : c.partitions[s.partition].nodes) allowed[n] = masked ? rng() % 5 != 0 : 1;
       const auto plan = sel.select(s, state, allowed, SimTime{}, nullptr, false);
+      // the count-built capacities of exact shapes choose what capacity() would
+      const auto general_plan = general.select(s, state, allowed, SimTime{}, nullptr, false);
+      REQUIRE(plan.has_value() == general_plan.has_value());
+      if (plan) {
+        REQUIRE(plan->nodes.size() == general_plan->nodes.size());
+        for (size_t i = 0; i < plan->nodes.size(); ++i) {
+          CHECK(plan->nodes[i].node == general_plan->nodes[i].node);
+          CHECK(plan->nodes[i].tasks == general_plan->nodes[i].tasks);
+        }
+      }
       bool is_exact = false;
       const bool may = sel.may_select(s, state, allowed, &is_exact);
       INFO(conf << " step " << step << " tasks " << s.tasks);
@@ -104,6 +118,12 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
       // Hold a placed selection, or release an older one (about one step in three).
       auto a = sel.select(s, state, allowed, SimTime{});
       CHECK(a.has_value() == plan.has_value());
+      if (a) {
+        const auto g = general.select(s, state, allowed, SimTime{});
+        REQUIRE(g.has_value());
+        REQUIRE(g->nodes.size() == a->nodes.size());
+        for (size_t i = 0; i < a->nodes.size(); ++i) CHECK(g->nodes[i].cores == a->nodes[i].cores);
+      }
       if (a && rng() % 3 != 0) {
         state.allocate(*a);
         held.push_back(std::move(*a));
