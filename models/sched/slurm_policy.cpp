@@ -664,7 +664,29 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       }
       if (no_reserve) break;
       if (later_start && t > *later_start) {
+        const SimTime s0 = start_res;
         start_res = *later_start;
+        if (!wr.now) {
+          // The next attempts, while their candidates stay those of s0, find this same
+          // t (the memo) and step to the next slot end: taken here, each counted as an
+          // attempt. Candidates stay while no reservation in at s0 ends (it is in while
+          // start_res < its end) and none out enters (it enters once start_res + limit
+          // passes its begin).
+          SimTime keep_below = SimTime::infinite(), keep_to = SimTime::infinite();
+          for (const Resv& r : resvs) {
+            if (r.end <= s0) continue;
+            if (r.begin < s0 + limit) keep_below = std::min(keep_below, r.end);
+            else keep_to = std::min(keep_to, r.begin - limit);
+          }
+          while (attempt + 1 < 64 && start_res < keep_below && start_res <= keep_to) {
+            // the slot that starts at start_res gives the next attempt's later start
+            auto sl = std::lower_bound(table.begin(), table.end(), start_res,
+                                       [](const Slot& x, SimTime v) { return x.begin < v; });
+            if (sl == table.end() || sl->begin != start_res || sl + 1 == table.end() || !(t > sl->end)) break;
+            ++attempt;
+            start_res = sl->end;
+          }
+        }
         continue;
       }
       if (t > now + cfg_.bf_window) break;
