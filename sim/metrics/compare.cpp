@@ -32,22 +32,6 @@ double quantile_unsorted(std::vector<double>& v, double q) {
   return a + (b - a) * (pos - static_cast<double>(lo));
 }
 
-// Does every task sit with its cores and memory on its GPUs' NUMA domains?
-bool numa_local(const Cluster& c, const Allocation& a) {
-  for (const auto& na : a.nodes) {
-    const NodeTemplate& t = c.tmpl(na.node);
-    for (const auto& b : na.bindings) {
-      if (b.gpus.empty()) continue;
-      auto gpu_domain = [&](int d) {
-        return std::any_of(b.gpus.begin(), b.gpus.end(), [&](int g) { return t.gpus[g].numa == d; });
-      };
-      for (int core : b.cores)
-        if (!gpu_domain(t.numa_of_core(core))) return false;
-      if (b.mem_numa >= 0 && !gpu_domain(b.mem_numa)) return false;
-    }
-  }
-  return true;
-}
 
 GroupRow group_row(const std::string& name, const std::vector<const JobRow*>& rows) {
   GroupRow g;
@@ -140,7 +124,7 @@ VariantMetrics variant_metrics(const std::string& name, const std::string& setti
     r.gpus = o.alloc.gpus();
     if (r.gpus > 0) {
       ++v.gpu_jobs;
-      r.not_numa_local = !numa_local(cluster, o.alloc);
+      r.not_numa_local = !o.gpu_tasks_numa_local;
       v.not_numa_local += r.not_numa_local;
     }
   }

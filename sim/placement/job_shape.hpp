@@ -55,6 +55,8 @@ struct JobShape {
   [[nodiscard]] bool cpu_only() const {
     return gpus_total == 0 && gpus_per_node == 0 && gpus_per_task == 0 && cpus_per_gpu == 0;
   }
+  /// Field by field (a key for per-shape memos).
+  auto operator<=>(const JobShape&) const = default;
 };
 
 /// Normalises `job` for `cluster`. On failure returns std::nullopt and sets `why`

@@ -37,6 +37,26 @@ void CoreMask::set(int c, bool free) {
   }
 }
 
+bool Allocation::gpu_tasks_numa_local(const Cluster& c) const {
+  for (const auto& na : nodes) {
+    const NodeTemplate& t = c.tmpl(na.node);
+    for (const auto& b : na.bindings) {
+      if (b.gpus.empty()) continue;
+      auto gpu_domain = [&](int d) {
+        return std::any_of(b.gpus.begin(), b.gpus.end(), [&](int g) { return t.gpus[g].numa == d; });
+      };
+      for (int core : b.cores)
+        if (!gpu_domain(t.numa_of_core(core))) return false;
+      if (b.mem_numa >= 0 && !gpu_domain(b.mem_numa)) return false;
+    }
+  }
+  return true;
+}
+
+void Allocation::drop_bindings() {
+  for (auto& na : nodes) std::vector<TaskBinding>().swap(na.bindings);
+}
+
 int64_t Allocation::cores() const {
   int64_t t = 0;
   for (const auto& n : nodes) t += static_cast<int64_t>(n.cores.size());

@@ -35,6 +35,11 @@ struct Allocation {
   [[nodiscard]] int64_t cores() const;
   [[nodiscard]] int64_t gpus() const;
   [[nodiscard]] int64_t tasks() const;
+  /// Whether every task with GPUs has its cores and memory on NUMA domains of its GPUs
+  /// (from the bindings; true when there are none).
+  [[nodiscard]] bool gpu_tasks_numa_local(const Cluster& cluster) const;
+  /// Frees the per-task bindings (what a finished job no longer needs).
+  void drop_bindings();
 };
 
 /// The free cores of one node as bits (bit c % 64 of word c / 64 set: core c is free).

@@ -116,8 +116,10 @@ void Simulation::process(const Event& e) {
       if (shape) {
         out_[j].shape = *shape;
         // A job no node set can ever hold is rejected at submission, as sbatch does.
-        if (!allocator_->fits(*shape, *empty_, partition_order_[shape->partition]))
-          why = "requested node configuration is not available";
+        // Answered once per distinct shape (a generated 1M-job trace has a few hundred).
+        auto [it, fresh] = ever_fits_.try_emplace(*shape, false);
+        if (fresh) it->second = allocator_->fits(*shape, *empty_, partition_order_[shape->partition]);
+        if (!it->second) why = "requested node configuration is not available";
       }
       if (!shape || !why.empty()) {
         out_[j].status = JobStatus::kRejected;
@@ -300,6 +302,7 @@ void Simulation::on_end(int j) {
   if (o.timed_out) o.failed = true;  // a runtime model may have slowed it past its limit
   ++finished_;
   leave_running(j);
+  if (!opt_.keep_task_bindings) o.alloc.drop_bindings();
   recheck_dependencies();
   if (self_driven_) call_policy([&] { policy_->on_ended(*this, j); });
   request_pass();
@@ -362,6 +365,7 @@ void Simulation::start(int j, Allocation a, StartedBy by) {
   const bool resumed = o.preemptions > 0;
   state_.allocate(a);
   o.alloc = std::move(a);
+  o.gpu_tasks_numa_local = o.alloc.gpu_tasks_numa_local(*cluster_);
   o.status = JobStatus::kRunning;
   o.segment_start = now_;
   if (!resumed) {

@@ -264,6 +264,7 @@ RunOutput execute_run(PreparedRun& p, const std::string& out, const std::functio
   opt.progress = progress;
   opt.runtime = p.runtime.get();
   opt.stop = stop;
+  opt.keep_task_bindings = false;  // the outputs read per-node cores and the NUMA flag only
   Simulation sim(p.cluster, p.trace, *p.policy, *p.allocator, opt);
   RunOutput r;
   r.result = sim.run();
