@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <set>
@@ -21,9 +22,11 @@ struct CsvField {
 };
 
 // RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines.
-// Returns false (and reports) on an unterminated quote.
-bool read_csv(std::string_view text, int first_line, const std::string& path, std::vector<std::vector<CsvField>>& rows,
-              Diagnostics& errs) {
+// Hands each record to `on_row` as it is read (false from it stops), so that a
+// trace's records are never all held at once. Returns false (and reports) on an
+// unterminated quote.
+bool read_csv(std::string_view text, int first_line, const std::string& path, Diagnostics& errs,
+              const std::function<bool(std::vector<CsvField>&)>& on_row) {
   size_t i = 0;
   int line = first_line, col = 1;
   const size_t n = text.size();
@@ -88,7 +91,7 @@ bool read_csv(std::string_view text, int first_line, const std::string& path, st
     ++line;
     col = 1;
     // Skip blank lines.
-    if (!(row.size() == 1 && !row[0].quoted && trim(row[0].text).empty())) rows.push_back(std::move(row));
+    if (!(row.size() == 1 && !row[0].quoted && trim(row[0].text).empty()) && !on_row(row)) return true;
   }
   return true;
 }
@@ -122,42 +125,45 @@ Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagn
     ++comment_lines;
     at = eol + 1;
   }
-  std::vector<std::vector<CsvField>> rows;
-  if (!read_csv(body.substr(std::min(at, body.size())), comment_lines + 1, path, rows, errs)) errs.throw_if_errors();
-  if (rows.empty()) throw InputError(SourceLoc{path, 1, 1}, "empty sbatch trace: expected a header 'name,submit,duration,args'");
-
+  const std::string_view csv = body.substr(std::min(at, body.size()));
   static const std::vector<std::string> kKnown = {"name",      "submit", "duration", "args",   "user",
                                                   "account",   "partition", "start", "state", "profile"};
+  std::vector<CsvField> hdr;
+  bool have_header = false;
   std::map<std::string, size_t> col;
-  for (size_t c = 0; c < rows[0].size(); ++c) {
-    const std::string h = to_lower(trim(rows[0][c].text));
-    if (std::find(kKnown.begin(), kKnown.end(), h) == kKnown.end()) {
-      errs.error({path, rows[0][c].line, rows[0][c].col},
-                 "unknown column '" + std::string(trim(rows[0][c].text)) +
-                     "' (expected name, submit, duration, args, user, account, partition, start, state, profile)");
-      continue;
-    }
-    if (col.count(h)) {
-      errs.error({path, rows[0][c].line, rows[0][c].col}, "duplicate column '" + h + "'");
-      continue;
-    }
-    col[h] = c;
-  }
-  for (const char* req : {"name", "submit", "duration", "args"})
-    if (!col.count(req)) errs.error({path, 1, 1}, std::string("missing required column '") + req + "'");
-  errs.throw_if_errors();
-
   std::set<std::string> names;
-  // one Job per row, reserved (a 1M-job trace grew by doubling: 1.5 GB of Jobs at the
-  // last copy), and each row freed once read
-  t.jobs.reserve(rows.size() - 1);
-  for (size_t r = 1; r < rows.size() && !errs.full(); ++r) {
-    const auto& row = rows[r];
+  // one Job per record, reserved from the line count (a 1M-job trace grew by doubling:
+  // 1.5 GB of Jobs at the last copy)
+  t.jobs.reserve(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')));
+  auto on_row = [&](std::vector<CsvField>& row) -> bool {
+    if (!have_header) {
+      hdr = std::move(row);
+      have_header = true;
+      for (size_t c = 0; c < hdr.size(); ++c) {
+        const std::string h = to_lower(trim(hdr[c].text));
+        if (std::find(kKnown.begin(), kKnown.end(), h) == kKnown.end()) {
+          errs.error({path, hdr[c].line, hdr[c].col},
+                     "unknown column '" + std::string(trim(hdr[c].text)) +
+                         "' (expected name, submit, duration, args, user, account, partition, start, state, profile)");
+          continue;
+        }
+        if (col.count(h)) {
+          errs.error({path, hdr[c].line, hdr[c].col}, "duplicate column '" + h + "'");
+          continue;
+        }
+        col[h] = c;
+      }
+      for (const char* req : {"name", "submit", "duration", "args"})
+        if (!col.count(req)) errs.error({path, 1, 1}, std::string("missing required column '") + req + "'");
+      errs.throw_if_errors();
+      return true;
+    }
+    if (errs.full()) return false;
     const int line = row[0].line;
-    if (row.size() != rows[0].size()) {
-      errs.error({path, line, 1}, "expected " + std::to_string(rows[0].size()) + " fields, found " +
+    if (row.size() != hdr.size()) {
+      errs.error({path, line, 1}, "expected " + std::to_string(hdr.size()) + " fields, found " +
                                       std::to_string(row.size()));
-      continue;
+      return true;
     }
     auto field = [&](const char* name) -> const CsvField* {
       auto it = col.find(name);
@@ -206,8 +212,10 @@ Trace parse_sbatch_trace(const std::string& text, const std::string& path, Diagn
     }
     if (const auto* pf = field("profile")) j.profile = std::string(trim(pf->text));
     t.jobs.push_back(std::move(j));
-    std::vector<CsvField>().swap(rows[r]);
-  }
+    return true;
+  };
+  if (!read_csv(csv, comment_lines + 1, path, errs, on_row)) errs.throw_if_errors();
+  if (!have_header) throw InputError(SourceLoc{path, 1, 1}, "empty sbatch trace: expected a header 'name,submit,duration,args'");
   errs.throw_if_errors();
   if (t.jobs.empty()) throw InputError(SourceLoc{path, 2, 1}, "no jobs in sbatch trace");
   // Slurm numbers jobs in submission order; ties keep file order (as the oracle submits).
