@@ -1,11 +1,10 @@
 #include "sim/metrics/compare.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <map>
-#include <thread>
 
+#include "sim/core/parallel.hpp"
 #include "sim/kernel/rng.hpp"
 #include "sim/workload/job_request.hpp"
 
@@ -31,7 +30,6 @@ double quantile_unsorted(std::vector<double>& v, double q) {
   const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
   return a + (b - a) * (pos - static_cast<double>(lo));
 }
-
 
 GroupRow group_row(const std::string& name, const std::vector<const JobRow*>& rows) {
   GroupRow g;
@@ -265,17 +263,9 @@ std::vector<Difference> differences(const std::vector<VariantMetrics>& variants,
   if (variants.size() < 2) return out;
   // Each variant resamples from its own named stream, so the rows are the same whatever
   // the number of workers; they are joined in variant order.
-  std::vector<std::vector<Difference>> rows(variants.size());
-  std::atomic<size_t> next{1};
-  auto work = [&] {
-    for (size_t k = next++; k < variants.size(); k = next++)
-      rows[k] = difference_rows(variants[0], variants[k], resamples, seed);
-  };
-  const size_t n = std::clamp<size_t>(static_cast<size_t>(std::max(threads, 1)), 1, variants.size() - 1);
-  std::vector<std::thread> pool;
-  for (size_t i = 1; i < n; ++i) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  std::vector<std::vector<Difference>> rows(variants.size() - 1);
+  for_each_index(rows.size(), threads,
+                 [&](size_t k) { rows[k] = difference_rows(variants[0], variants[k + 1], resamples, seed); });
   for (auto& r : rows) out.insert(out.end(), r.begin(), r.end());
   return out;
 }

@@ -11,6 +11,7 @@
 #include "models/placement/placement.hpp"
 #include "models/sched/registry.hpp"
 #include "sim/core/input_file.hpp"
+#include "sim/core/parallel.hpp"
 #include "sim/core/units.hpp"
 
 namespace gcsim {
@@ -123,7 +124,7 @@ VariantResults run_variants(size_t n, int threads, const std::function<std::uniq
   res.metrics.resize(n);
   res.errors.resize(n);
   std::vector<std::atomic<size_t>> done(n), total(n);
-  std::atomic<size_t> next{0}, finished{0};
+  std::atomic<size_t> finished{0};
   std::atomic<bool> all_completed{true};
   std::mutex draw;
   ProgressBar bar(progress_bar && ::isatty(STDERR_FILENO), progress_unit);
@@ -143,33 +144,28 @@ VariantResults run_variants(size_t n, int threads, const std::function<std::uniq
     std::lock_guard<std::mutex> lock(draw);
     bar.update(dn, tt);
   };
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) {
-      try {
-        std::unique_ptr<PreparedRun> p = prepare(i);
-        total[i] = p->trace.jobs.size();
-        const RunOutput r = execute_run(*p, dir_of(i), [&, i](size_t dn, size_t tt) {
-          done[i] = dn;
-          total[i] = tt;
-          if (!by_variant) redraw();
-        });
-        if (!r.result.completed) all_completed = false;
-        res.metrics[i] = variant_metrics(name_of(i), settings_of(i), p->cluster, p->trace, r.outcomes);
-      } catch (const InputError& e) {
-        res.errors[i] = e.diagnostics().format();
-        all_completed = false;
-      } catch (const std::exception& e) {
-        res.errors[i] = e.what();
-        all_completed = false;
-      }
-      ++finished;
-      redraw();
+  auto run_one = [&](size_t i) {
+    try {
+      std::unique_ptr<PreparedRun> p = prepare(i);
+      total[i] = p->trace.jobs.size();
+      const RunOutput r = execute_run(*p, dir_of(i), [&, i](size_t dn, size_t tt) {
+        done[i] = dn;
+        total[i] = tt;
+        if (!by_variant) redraw();
+      });
+      if (!r.result.completed) all_completed = false;
+      res.metrics[i] = variant_metrics(name_of(i), settings_of(i), p->cluster, p->trace, r.outcomes);
+    } catch (const InputError& e) {
+      res.errors[i] = e.diagnostics().format();
+      all_completed = false;
+    } catch (const std::exception& e) {
+      res.errors[i] = e.what();
+      all_completed = false;
     }
+    ++finished;
+    redraw();
   };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  for_each_index(n, threads, run_one);
   res.all_completed = all_completed;
   return res;
 }
