@@ -283,7 +283,8 @@ void StepRuntimeModel::changed_speeds(std::vector<std::pair<int, double>>& out) 
   // speed (a job's speed changes only through its flows' rates): visiting those, not
   // every running job, keeps a change O(touched) on a cluster running thousands.
   if (solver_) solver_->solve();
-  std::vector<int> visit = started_;
+  std::vector<int>& visit = visit_;
+  visit.assign(started_.begin(), started_.end());
   if (solver_) visit.insert(visit.end(), solver_->solved_owners().begin(), solver_->solved_owners().end());
   std::sort(visit.begin(), visit.end());
   visit.erase(std::unique(visit.begin(), visit.end()), visit.end());

@@ -119,6 +119,7 @@ class StepRuntimeModel final : public RuntimeModel {
   mutable std::map<std::vector<std::pair<int, int>>, std::unique_ptr<NcclModel>> nccl_cache_;
   std::map<int, std::unique_ptr<Running>> running_;
   std::vector<int> started_;  // jobs started since the last changed_speeds()
+  std::vector<int> visit_;    // changed_speeds() scratch: the jobs it revisits
   int64_t unmodelled_comm_ = 0;
 };
 

@@ -25,14 +25,16 @@ void SjfPolicy::schedule(SchedContext& ctx) {
   easy_pass(ctx, queue);
 }
 
+bool ReplayPolicy::try_start(SchedContext& ctx, int j) {
+  auto a = ctx.allocator().allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
+  if (!a) return false;
+  ctx.start(j, std::move(*a), StartedBy::kMain);
+  return true;
+}
+
 void ReplayPolicy::schedule(SchedContext& ctx) {
   // first fit over the late jobs: one that still does not fit holds back no other
-  std::erase_if(late_, [&](int j) {
-    auto a = ctx.allocator().allocate(ctx.shape(j), ctx.state(), ctx.node_order(j));
-    if (!a) return false;
-    ctx.start(j, std::move(*a), StartedBy::kMain);
-    return true;
-  });
+  std::erase_if(late_, [&](int j) { return try_start(ctx, j); });
 }
 
 void ReplayPolicy::on_queued(SchedContext& ctx, int j) {
@@ -46,11 +48,7 @@ void ReplayPolicy::on_queued(SchedContext& ctx, int j) {
 
 void ReplayPolicy::on_wake(SchedContext& ctx, uint64_t tag) {
   const int j = static_cast<int>(tag);
-  if (auto a = ctx.allocator().allocate(ctx.shape(j), ctx.state(), ctx.node_order(j))) {
-    ctx.start(j, std::move(*a), StartedBy::kMain);
-    return;
-  }
-  late_.push_back(j);
+  if (!try_start(ctx, j)) late_.push_back(j);
 }
 
 void ReplayPolicy::on_ended(SchedContext& ctx, int j) {

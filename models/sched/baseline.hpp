@@ -59,6 +59,8 @@ class ReplayPolicy final : public Policy {
   void on_wake(SchedContext& ctx, uint64_t tag) override;
 
  private:
+  /// Starts `j` where the allocator places it now; false when it does not fit.
+  static bool try_start(SchedContext& ctx, int j);
   std::vector<int> late_;  // due but not fitting, in the order they fell due
 };
 

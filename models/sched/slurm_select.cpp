@@ -389,13 +389,13 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
   const int n_nodes = static_cast<int>(cluster_->nodes.size());
   if (count_caps_ && select_is_exact(shape, state)) {
     // capacity() on these shapes, without its general steps: every node with a free
-    // core takes min(tasks, free cores) (memory follows cores, so it cuts nothing;
-    // no GPUs, so the weight is Weight << 8 | 0xff)
+    // core takes min(tasks, free cores) (memory follows cores, so it cuts nothing; no
+    // GPUs, so no placement is tried)
     for (int node = 0; node < n_nodes; ++node) {
       const int free = state.node(node).free_cores;
       if (!allowed[node] || free == 0) continue;
       caps.push_back(Cap{node, std::min(free, shape.tasks), 0, free * cluster_->tmpl(node).threads_per_core,
-                         (static_cast<int64_t>(cluster_->nodes[node].weight) << 8) | 0xff});
+                         slurm_sched_weight(shape, state, node)});
     }
   } else {
     for (int node = 0; node < n_nodes; ++node) {
