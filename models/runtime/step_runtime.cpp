@@ -158,7 +158,7 @@ struct StepRuntimeModel::Running {
 
 StepRuntimeModel::StepRuntimeModel(const Cluster& cluster, const NcclTuning& tuning, const HostParams& host,
                                    const ProfileSet& profiles, StepRuntimeOptions opt)
-    : cluster_(&cluster), tuning_(&tuning), host_params_(&host), profiles_(&profiles), opt_(std::move(opt)) {
+    : cluster_(&cluster), tuning_(&tuning), profiles_(&profiles), opt_(std::move(opt)) {
   topo_by_template_.reserve(cluster.templates.size());
   for (const auto& t : cluster.templates) topo_by_template_.push_back(build_node_topology(t));
   for (size_t i = 0; i < cluster.templates.size(); ++i)

@@ -107,7 +107,6 @@ class StepRuntimeModel final : public RuntimeModel {
 
   const Cluster* cluster_;
   const NcclTuning* tuning_;
-  const HostParams* host_params_;
   const ProfileSet* profiles_;
   StepRuntimeOptions opt_;
   std::vector<NodeTopology> topo_by_template_;

@@ -77,7 +77,9 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
       "bf_node_space_size", "defer", "bf_one_resv_per_job", "bf_busy_nodes", "bf_running_job_reserve",
       "bf_licenses", "bf_hetjob_prio", "bf_hetjob_immediate", "bf_ignore_newly_avail_nodes", "nohold_on_prolog_fail",
       "kill_invalid_depend", "enable_user_top", "bf_allow_magnetic_slot", "max_depend_depth", "max_array_tasks"};
-  for (const auto& [k, v] : opts) {
+  for (const auto& opt : opts) {
+    const auto& k = opt.first;
+    const auto& v = opt.second;
     auto as_int = [&](int& out) {
       if (auto n = r.integer(k, v)) out = static_cast<int>(*n);
     };

@@ -135,7 +135,7 @@ class JsonParser {
       advance();
       skip_ws();
       JsonValue member = value(depth + 1);
-      v.members.emplace_back(std::move(key), std::move(member));
+      v.members.push_back(JsonMember{std::move(key), std::move(member)});
       skip_ws();
       if (at_end()) fail("unterminated object (opened at " + std::to_string(v.line) + ":" + std::to_string(v.col) + ")");
       if (peek() == ',') {

@@ -11,6 +11,8 @@
 
 namespace gcsim {
 
+struct JsonMember;
+
 struct JsonValue {
   enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
   Kind kind = Kind::kNull;
@@ -18,7 +20,7 @@ struct JsonValue {
   double number = 0;
   std::string string;
   std::vector<JsonValue> items;                             // kArray
-  std::vector<std::pair<std::string, JsonValue>> members;   // kObject, in file order
+  std::vector<JsonMember> members;                          // kObject, in file order
   int line = 0;  // 1-based position of the value's first character
   int col = 0;   // 1-based byte column
 
@@ -30,6 +32,12 @@ struct JsonValue {
   [[nodiscard]] bool is_object() const { return kind == Kind::kObject; }
   /// The member named `key` of an object, or nullptr (also for non-objects).
   [[nodiscard]] const JsonValue* find(std::string_view key) const;
+};
+
+/// One `"key": value` of an object.
+struct JsonMember {
+  std::string key;
+  JsonValue value;
 };
 
 /// "object", "array", "string", ... for messages.

@@ -227,7 +227,8 @@ TEST_CASE("nccl-calibrate: the CLI writes a tuning that --tuning loads", "[nccl-
                        &report) == 0);
   const std::string a2 = slurp(again);
   CHECK(a2.find("  links:") == a2.rfind("  links:"));
-  const auto& nv2 = load_nccl_tuning(again).link_calibration[static_cast<size_t>(NcclLinkClass::kNvlink)];
+  const NcclTuning t2 = load_nccl_tuning(again);  // kept: a reference into the temporary dangled (ASan)
+  const auto& nv2 = t2.link_calibration[static_cast<size_t>(NcclLinkClass::kNvlink)];
   CHECK(nv2.latency_us == Approx(nv.latency_us).margin(1e-6));
   CHECK(nv2.bw_efficiency == Approx(nv.bw_efficiency).epsilon(1e-6));
 

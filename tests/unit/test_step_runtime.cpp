@@ -36,7 +36,7 @@ struct Env {
 
 Job job_with(const std::string& args, SimTime duration, SimTime submit = SimTime()) {
   Job j;
-  j.name = "j";
+  j.name = std::string(1, 'j');  // not = "j": GCC 12 reports a false -Wrestrict (PR 105329)
   j.duration = duration;
   j.submit = submit;
   Diagnostics d;

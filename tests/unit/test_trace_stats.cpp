@@ -389,8 +389,8 @@ TEST_CASE("trace stats outputs: deterministic JSON, well-formed SVG, readable te
   const JsonValue doc = parse_json(a, "stats.json");
   REQUIRE(doc.is_object());
   REQUIRE(doc.members.size() >= 5);
-  CHECK(doc.members[0].first == "path");
-  CHECK(doc.members[2].first == "jobs");
+  CHECK(doc.members[0].key == "path");
+  CHECK(doc.members[2].key == "jobs");
   CHECK(doc.find("jobs")->number == 8152);
   CHECK(doc.find("gpu_counts")->find("1")->number == 6989);
   CHECK(doc.find("run_started_s")->find("p50")->number == 616);
