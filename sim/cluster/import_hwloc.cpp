@@ -12,17 +12,28 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string_view>
 #include <tuple>
 
+#include "sim/cluster/import_nccl_xml.hpp"
 #include "sim/core/input_file.hpp"
 
 namespace gcsim {
 
 namespace {
+
+// hwloc's XML loader stores attribute numbers in enum fields unchecked (an osdev_type
+// of 16 loads as is); reading such a field as the enum is undefined, so read its bits.
+template <class E>
+int raw_enum(const E& e) {
+  std::underlying_type_t<E> v;
+  std::memcpy(&v, &e, sizeof v);
+  return static_cast<int>(v);
+}
 
 using PciAttr = hwloc_obj_attr_u::hwloc_pcidev_attr_s;
 
@@ -382,7 +393,7 @@ class Importer {
   enum class Role { kHost, kRootPort, kUpstream, kDownstream };
 
   static bool is_pci_bridge(hwloc_obj_t o) {
-    return o && o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI;
+    return o && o->type == HWLOC_OBJ_BRIDGE && raw_enum(o->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_PCI;
   }
 
   Role role(hwloc_obj_t b) {
@@ -441,7 +452,7 @@ class Importer {
   void devices() {
     // Bridges get host-bridge ids in hwloc order, whatever order devices are met in.
     for (hwloc_obj_t b = nullptr; (b = hwloc_get_next_bridge(topo_, b));)
-      if (b->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) host_bridge_id(b);
+      if (raw_enum(b->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_HOST) host_bridge_id(b);
 
     std::vector<hwloc_obj_t> gpus, nics;
     for (hwloc_obj_t p = nullptr; (p = hwloc_get_next_pcidev(topo_, p));) {
@@ -504,8 +515,8 @@ class Importer {
       std::string fabric, net;
       for (hwloc_obj_t o : os_devices(p)) {
         if (!o->name) continue;
-        if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && fabric.empty()) fabric = o->name;
-        if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && net.empty()) net = o->name;
+        if (raw_enum(o->attr->osdev.type) == HWLOC_OBJ_OSDEV_OPENFABRICS && fabric.empty()) fabric = o->name;
+        if (raw_enum(o->attr->osdev.type) == HWLOC_OBJ_OSDEV_NETWORK && net.empty()) net = o->name;
       }
       n.name = !fabric.empty() ? fabric : !net.empty() ? net : "nic" + std::to_string(unnamed++);
       n.bandwidth_bps = a.linkspeed > 0 ? static_cast<double>(a.linkspeed) * 8e9 : 0.0;
@@ -712,6 +723,19 @@ HwlocImport import_hwloc_xml_detailed(const std::string& path, Diagnostics& warn
                                   ".x reads only v1 and v2 XML; export the topology with hwloc 2.x");
     }
   }
+  // libhwloc 2.9's own XML parser dereferences NULL on malformed input (the fuzzer's
+  // 21-byte `<topologyversion="2.1`): check well-formedness and the root first.
+  XmlElement root;
+  try {
+    root = parse_xml(xml, path);
+  } catch (const InputError& e) {
+    Diagnostics d;
+    for (const auto& x : e.diagnostics().all()) d.error(x.loc, "not a valid hwloc XML topology: " + x.message);
+    throw InputError(d);
+  }
+  if (root.name != "topology")
+    throw InputError(SourceLoc{path, root.line, root.col},
+                     "root element is <" + root.name + ">, not <topology>: not an hwloc XML topology");
   hwloc_topology_t topo = nullptr;
   if (hwloc_topology_init(&topo) != 0) throw InputError(loc, "hwloc_topology_init failed");
   std::unique_ptr<hwloc_topology, void (*)(hwloc_topology_t)> guard(topo, hwloc_topology_destroy);

@@ -44,8 +44,15 @@ class XmlReader {
         skip_pi();
       } else if (starts("<!--")) {
         skip_comment();
+      } else if (starts("<!DOCTYPE") && !root) {
+        // An external DTD reference (hwloc writes `<!DOCTYPE topology SYSTEM "hwloc2.dtd">`).
+        const size_t end = s_.find('>', pos_);
+        const size_t subset = s_.find('[', pos_);
+        if (subset < end) fail(subset, "a DOCTYPE with an internal subset is not supported");
+        if (end == std::string::npos) fail(pos_, "unterminated DOCTYPE");
+        pos_ = end + 1;
       } else if (starts("<!")) {
-        fail(pos_, "DOCTYPE and other <! declarations are not supported");
+        fail(pos_, "DOCTYPE after the root and other <! declarations are not supported");
       } else if (s_[pos_] == '<') {
         if (root) fail(pos_, "second root element <" + peek_name(pos_ + 1) + "> (an XML document has one)");
         root = element();

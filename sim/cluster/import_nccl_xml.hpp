@@ -23,8 +23,8 @@ struct XmlElement {
 };
 
 /// Parses an XML document: an optional `<?xml ...?>` declaration and other processing
-/// instructions, comments, one root element. Character data is checked and dropped.
-/// DOCTYPE and CDATA are refused. Throws InputError at `path:line:col`.
+/// instructions, comments, an external DOCTYPE (no internal subset), one root element.
+/// Character data is checked and dropped. CDATA is refused. Throws InputError at `path:line:col`.
 [[nodiscard]] XmlElement parse_xml(const std::string& text, const std::string& path);
 
 /// Reads an NCCL topology XML file (plain or .gz). `<cpu>` elements become NUMA domains,

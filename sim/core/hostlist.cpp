@@ -9,6 +9,8 @@ namespace gcsim::hostlist {
 
 namespace {
 
+constexpr size_t kMaxHosts = 1'000'000;
+
 bool set_error(std::string* error, std::string msg) {
   if (error) *error = std::move(msg);
   return false;
@@ -33,7 +35,7 @@ bool expand_range_list(std::string_view body, std::vector<std::string>& out, std
     const long a = std::stol(std::string(lo));
     const long b = std::stol(std::string(hi));
     if (b < a) return set_error(error, "host range '" + std::string(item) + "' runs backwards");
-    if (b - a > 1'000'000) return set_error(error, "host range '" + std::string(item) + "' has more than a million hosts");
+    if (static_cast<size_t>(b - a) >= kMaxHosts) return set_error(error, "host range '" + std::string(item) + "' has more than a million hosts");
     const size_t width = lo.size();
     for (long v = a; v <= b; ++v) {
       std::string s = std::to_string(v);
@@ -56,6 +58,8 @@ bool expand_term(std::string_view term, std::vector<std::string>& out, std::stri
       if (close == std::string_view::npos) return set_error(error, "unterminated '[' in host list");
       std::vector<std::string> parts;
       if (!expand_range_list(term.substr(i + 1, close - i - 1), parts, error)) return false;
+      // `a[0-999]b[0-999]c[0-999]` is a billion names: bound the product, not each range.
+      if (acc.size() * parts.size() > kMaxHosts) return set_error(error, "host list has more than a million hosts");
       std::vector<std::string> next;
       next.reserve(acc.size() * parts.size());
       for (const auto& a : acc)
@@ -94,6 +98,10 @@ std::optional<std::vector<std::string>> expand(std::string_view expr, std::strin
         return std::nullopt;
       }
       if (!expand_term(term, out, error)) return std::nullopt;
+      if (out.size() > kMaxHosts) {
+        set_error(error, "host list has more than a million hosts");
+        return std::nullopt;
+      }
       start = i + 1;
     }
   }
@@ -128,7 +136,9 @@ std::string compress(const std::vector<std::string>& hosts) {
   // Terms sorted by prefix so the output is deterministic.
   std::vector<std::pair<std::string, std::string>> terms;
   for (const auto& p : plain) terms.emplace_back(p, p);
-  for (auto& [key, nums] : groups) {
+  for (auto& group : groups) {
+    const auto& key = group.first;
+    auto& nums = group.second;
     std::sort(nums.begin(), nums.end());
     nums.erase(std::unique(nums.begin(), nums.end()), nums.end());
     auto pad = [&](long v) {

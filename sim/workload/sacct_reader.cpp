@@ -30,7 +30,8 @@ std::optional<int64_t> tres_mem_mb(std::string_view s) {
   }
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v < 0) return std::nullopt;
+  // Also refuses inf, nan and sizes past 2^53 MB (a cast of those would be undefined).
+  if (ec != std::errc() || p != s.data() + s.size() || !(v >= 0 && v * mult <= 9.0e15)) return std::nullopt;
   return static_cast<int64_t>(std::ceil(v * mult));
 }
 

@@ -152,6 +152,13 @@ Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& d
         ok = false;
         break;
       }
+      // Beyond 2^53 an SWF integer is no longer exact; also catches inf and nan.
+      if (!(std::fabs(f[i]) <= 9.0e15)) {
+        errs.error({path, lineno, col_of(i)},
+                   "field " + std::to_string(i + 1) + " is out of range: '" + std::string(toks[i]) + "'");
+        ok = false;
+        break;
+      }
     }
     if (!ok) continue;
     if (f[0] < 0 || f[0] != std::floor(f[0])) {
@@ -209,7 +216,7 @@ Trace parse_swf(const std::string& text, const std::string& path, Diagnostics& d
     } else if (f[9] > 0) {
       j.req.mem_per_cpu_mb = static_cast<int64_t>(std::ceil(f[9] / 1024.0));
     }
-    const int status = static_cast<int>(f[10]);
+    const double status = f[10];
     j.recorded_state = status == 1 ? RecordedState::kCompleted
                        : status == 0 ? RecordedState::kFailed
                        : status == 5 ? RecordedState::kCancelled

@@ -74,7 +74,10 @@ TEST_CASE("nccl-xml: XML errors carry line and column", "[nccl-xml]") {
   CHECK(xml_error("<a>") == "t.xml:1:1: error: <a> is never closed");
   CHECK(xml_error("<a/><b/>") == "t.xml:1:5: error: second root element <b> (an XML document has one)");
   CHECK(xml_error("<!-- x") == "t.xml:1:1: error: unterminated comment (no '-->')");
-  CHECK(xml_error("<!DOCTYPE a><a/>") == "t.xml:1:1: error: DOCTYPE and other <! declarations are not supported");
+  CHECK(xml_error("<!DOCTYPE a [<!ENTITY x \"y\">]><a/>") ==
+        "t.xml:1:13: error: a DOCTYPE with an internal subset is not supported");
+  CHECK(xml_error("<!DOCTYPE a SYSTEM \"a.dtd\"") == "t.xml:1:1: error: unterminated DOCTYPE");
+  CHECK(xml_error("<!DOCTYPE a SYSTEM \"a.dtd\"><a/>") == "no error");
   CHECK(xml_error("<a x='<'/>") == "t.xml:1:7: error: '<' in an attribute value (write &lt;)");
   CHECK(xml_error("<a>&</a>") == "t.xml:1:4: error: '&' that does not start an entity (write &amp;)");
   CHECK(xml_error("") == "t.xml:1:1: error: no root element");

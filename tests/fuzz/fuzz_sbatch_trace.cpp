@@ -1,0 +1,13 @@
+// sbatch-trace CSV (name,submit,duration,args[,...]) and job-array expansion.
+#include "sim/workload/trace_readers.hpp"
+#include "tests/fuzz/fuzz_common.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text = gcsim::fuzz::bytes(data, size);
+  gcsim::fuzz::run_reader([&] {
+    gcsim::Diagnostics d;
+    gcsim::Trace t = gcsim::parse_sbatch_trace(text, "in.csv", d);
+    if (t.jobs.size() < 10000) gcsim::expand_job_arrays(t);
+  });
+  return 0;
+}
