@@ -1,5 +1,6 @@
 #include "sim/io/run_outputs.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,10 +8,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/core/diagnostics.hpp"
 #include "sim/core/hostlist.hpp"
 #include "sim/io/json_writer.hpp"
 #include "sim/workload/slurm_time.hpp"
@@ -231,6 +234,61 @@ void write_file_atomic(const std::string& dir, const std::string& name,
     std::remove(tmp.c_str());
     throw std::runtime_error("cannot rename '" + tmp + "' to '" + final_path + "': " + std::strerror(errno));
   }
+}
+
+namespace {
+
+// The directory holds nothing, or a gcsim manifest (a run, compare or sweep output).
+bool replaceable_output(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (std::filesystem::is_empty(dir, ec) && !ec) return true;
+  return std::filesystem::is_regular_file(dir / "manifest.json", ec) ||
+         std::filesystem::is_regular_file(dir / "plan.tsv", ec);
+}
+
+}  // namespace
+
+StagedDir::StagedDir(std::string final_dir) : final_(std::move(final_dir)) {
+  namespace fs = std::filesystem;
+  while (final_.size() > 1 && final_.back() == '/') final_.pop_back();
+  const fs::path fin(final_);
+  std::error_code ec;
+  if (fs::exists(fin, ec)) {
+    if (!fs::is_directory(fin, ec)) throw InputError(SourceLoc{final_, 0, 0}, "output path exists and is not a directory");
+    if (!replaceable_output(fin))
+      throw InputError(SourceLoc{final_, 0, 0},
+                       "output directory exists and is not a gcsim output (no manifest.json); "
+                       "gcsim replaces only its own outputs: choose another --out");
+  }
+  const fs::path parent = fin.has_parent_path() ? fin.parent_path() : fs::path(".");
+  ensure_directory(parent.string());
+  staging_ = (parent / ("." + fin.filename().string() + ".partial-" + std::to_string(::getpid()))).string();
+  fs::remove_all(staging_, ec);
+  ensure_directory(staging_);
+}
+
+StagedDir::~StagedDir() {
+  if (published_) return;
+  std::error_code ec;
+  std::filesystem::remove_all(staging_, ec);
+}
+
+void StagedDir::publish() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(final_, ec)) {
+    if (std::rename(staging_.c_str(), final_.c_str()) != 0)
+      throw std::runtime_error("cannot rename '" + staging_ + "' to '" + final_ + "': " + std::strerror(errno));
+  } else if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_EXCHANGE) == 0) {
+    fs::remove_all(staging_, ec);  // now the previous output
+  } else {
+    // No RENAME_EXCHANGE on this file system: move the old one aside first.
+    const std::string old = staging_ + ".old";
+    if (std::rename(final_.c_str(), old.c_str()) != 0 || std::rename(staging_.c_str(), final_.c_str()) != 0)
+      throw std::runtime_error("cannot replace '" + final_ + "': " + std::strerror(errno));
+    fs::remove_all(old, ec);
+  }
+  published_ = true;
 }
 
 int64_t peak_rss_kib() {

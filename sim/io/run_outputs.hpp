@@ -58,6 +58,30 @@ void write_file_atomic(const std::string& dir, const std::string& name, const st
 void write_file_atomic(const std::string& dir, const std::string& name,
                        const std::function<void(std::ostream&)>& write);
 
+/// A run directory published whole. Files are written into a hidden sibling staging
+/// directory (`.NAME.partial-PID`); publish() swaps it into place with one
+/// renameat2(RENAME_EXCHANGE), so a reader sees the old run or the new one, never a mix,
+/// then deletes the old one. An existing `final_dir` must be empty or hold a
+/// manifest.json (a gcsim output): gcsim never deletes a directory it did not write, and
+/// refuses anything else with InputError before writing. Destroyed unpublished (an
+/// exception, a crash is left behind as `.partial-PID`), it removes the staging.
+class StagedDir {
+ public:
+  explicit StagedDir(std::string final_dir);
+  ~StagedDir();
+  StagedDir(const StagedDir&) = delete;
+  StagedDir& operator=(const StagedDir&) = delete;
+  /// Where to write until publish().
+  [[nodiscard]] const std::string& path() const { return staging_; }
+  [[nodiscard]] const std::string& final_path() const { return final_; }
+  void publish();
+
+ private:
+  std::string final_;
+  std::string staging_;
+  bool published_ = false;
+};
+
 /// Peak resident set size of this process in KiB (VmHWM), 0 if unknown.
 [[nodiscard]] int64_t peak_rss_kib();
 

@@ -218,3 +218,40 @@ TEST_CASE("compare: bad variants are refused together, before anything is writte
   CHECK(p.output.find("variant 'z': 'colour'") != std::string::npos);
   CHECK(!fs::exists(out));
 }
+
+TEST_CASE("determinism: reruns, thread counts and reversed tie order give the same bytes", "[compare][determinism]") {
+  // slurm and easy over the Philly fortnight with the step runtime model: many equal-time
+  // submissions, ends and passes, so a hidden dependence on tie order would show.
+  auto cmd = [](const std::string& out, int threads, bool reverse) {
+    return gcsim::test::gcsim_binary() + " compare --cluster " + src("configs/dgx-a100-pod.yaml") + " --trace " +
+           src("traces/philly-d07-d21.csv") + " --runtime-model step --variant slurm:policy=slurm" +
+           " --variant easy:policy=easy,binding=unbound --bootstrap 100 --no-progress --threads " +
+           std::to_string(threads) + (reverse ? " --reverse-ties" : "") + " --out " + out + " 2>&1";
+  };
+  const fs::path base = fs::temp_directory_path() / "gcsim-test-determinism";
+  fs::remove_all(base);
+  fs::create_directories(base);
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {"t1", cmd((base / "t1").string(), 1, false)},
+      {"t1-again", cmd((base / "t1-again").string(), 1, false)},
+      {"t2", cmd((base / "t2").string(), 2, false)},
+      {"t2-reversed", cmd((base / "t2-reversed").string(), 2, true)}};
+  for (const auto& [name, c] : runs) {
+    const auto p = run_shell(c);
+    INFO(name << ": " << p.output);
+    REQUIRE(p.status == 0);
+  }
+  size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(base / "t1")) {
+    if (!e.is_regular_file() || e.path().filename() == "manifest.json") continue;  // argv, threads, wall time
+    const fs::path rel = fs::relative(e.path(), base / "t1");
+    const std::string want = slurp(e.path().string());
+    for (const auto& [name, c] : runs) {
+      INFO(name << " " << rel.string());
+      CHECK(slurp((base / name / rel).string()) == want);
+    }
+    ++files;
+  }
+  CHECK(files >= 12);  // report.html/md, CSVs, and each variant's jobs.sacct, summary.json, ...
+  fs::remove_all(base);
+}

@@ -1,5 +1,6 @@
 #include "tools/gcsim/app.hpp"
 #include "tools/gcsim/cli_common.hpp"
+#include "tools/gcsim/interrupt.hpp"
 #include "tools/gcsim/run_core.hpp"
 
 #include <unistd.h>
@@ -112,9 +113,13 @@ int cmd_run(RunArgs a, const std::vector<std::string>& argv) {
               << (a.spec.nodes > 0 || a.spec.cores_per_node > 0 ? "--nodes/--cores-per-node" : "the SWF header")
               << "\n";
   ProgressBar bar(!a.no_progress && ::isatty(STDERR_FILENO));
-  const RunOutput r = execute_run(*p, a.out, [&](size_t done, size_t total) { bar.update(done, total); });
+  StagedDir out(a.out);  // refuses an --out that is not a gcsim output, before simulating
+  const RunOutput r = execute_run(
+      *p, out.path(), [&](size_t done, size_t total) { bar.update(done, total); }, interrupt_flag());
+  out.publish();
+  report_interrupt(a.out);
   print_run_summary(*p, r, a.out);
-  return r.result.completed ? 0 : 1;
+  return exit_status_after_interrupt(r.result.completed ? 0 : 1);
 }
 
 // Node names of each template, as one hostlist per template (cluster order).

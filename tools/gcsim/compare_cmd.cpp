@@ -7,6 +7,7 @@
 #include "sim/io/compare_report.hpp"
 #include "sim/io/json_writer.hpp"
 #include "tools/gcsim/cli_common.hpp"
+#include "tools/gcsim/interrupt.hpp"
 #include "tools/gcsim/run_core.hpp"
 #include "tools/gcsim/variant.hpp"
 
@@ -97,17 +98,18 @@ int cmd_compare(CompareArgs& a, const std::vector<std::string>& argv) {
     for (const auto& w : runs[i]->warnings.all()) std::cerr << "variant '" << vs[i].name << "': " << w.str() << "\n";
 
   const int threads = worker_threads(a.threads, runs.size());
-  ensure_directory(a.out);
-  write_file_atomic(a.out, "manifest.json", compare_manifest(argv, vs, a.base.seed, threads, false, 0, 0));
+  StagedDir staged(a.out);  // refuses an --out that is not a gcsim output
+  const std::string& out = staged.path();
+  write_file_atomic(out, "manifest.json", compare_manifest(argv, vs, a.base.seed, threads, false, 0, 0));
   // Prepared above, so every input error was reported before anything was written.
   VariantResults res = run_variants(
       runs.size(), threads, [&](size_t i) { return std::move(runs[i]); },
-      [&](size_t i) { return a.out + "/" + vs[i].name; }, [&](size_t i) { return vs[i].name; },
+      [&](size_t i) { return out + "/" + vs[i].name; }, [&](size_t i) { return vs[i].name; },
       [&](size_t i) { return vs[i].settings_text(); }, !a.no_progress, "jobs (all variants)");
   for (size_t i = 0; i < vs.size(); ++i)
     if (!res.errors[i].empty()) {
       std::cerr << "gcsim: error: variant '" << vs[i].name << "': " << res.errors[i] << "\n";
-      return 1;
+      return 1;  // the staging directory goes; an earlier output stays as it was
     }
   const bool all_completed = res.all_completed;
 
@@ -118,12 +120,14 @@ int cmd_compare(CompareArgs& a, const std::vector<std::string>& argv) {
   in.resamples = a.bootstrap;
   in.seed = a.base.seed;
   in.differences = differences(in.variants, a.bootstrap, a.base.seed, threads);
-  for (const auto& [name, text] : format_compare_report(in)) write_file_atomic(a.out, name, text);
+  for (const auto& [name, text] : format_compare_report(in)) write_file_atomic(out, name, text);
 
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  write_file_atomic(a.out, "manifest.json",
+  write_file_atomic(out, "manifest.json",
                     compare_manifest(argv, vs, a.base.seed, threads, all_completed, wall, peak_rss_kib()));
 
+  staged.publish();
+  report_interrupt(a.out);
   std::printf("gcsim %s: compare, %zu variants on %s\n", gcsim_version().c_str(), in.variants.size(),
               in.cluster.c_str());
   std::printf("  %-16s %10s %9s %10s %10s %10s %9s %9s %14s\n", "variant", "jobs/h", "GPU util", "wait mean",
@@ -135,7 +139,7 @@ int cmd_compare(CompareArgs& a, const std::vector<std::string>& argv) {
                 v.inflation_p95, (std::to_string(v.not_numa_local) + "/" + std::to_string(v.gpu_jobs)).c_str());
   std::printf("  %zu threads, %.2f s wall, peak RSS %.1f MiB -> %s/report.html\n", static_cast<size_t>(threads), wall,
               static_cast<double>(peak_rss_kib()) / 1024.0, a.out.c_str());
-  return all_completed ? 0 : 1;
+  return exit_status_after_interrupt(all_completed ? 0 : 1);
 }
 
 }  // namespace

@@ -144,6 +144,8 @@ void add_run_spec_options(CLI::App* c, RunSpec& s, std::vector<std::string>& set
   c->add_option("--host-params", s.host_params, "step model: host/NUMA parameters (default configs/host/default.yaml)");
   c->add_option("--host-calibration", s.host_calibration,
                 "step model: measured host figures over the parameters, as `gcsim real probe` writes them (repeatable)");
+  c->add_flag("--reverse-ties", s.reverse_ties,
+              "determinism check: process simultaneous equal events in reverse insertion order (outputs must not change)");
 }
 
 void apply_set_options(RunSpec& spec, const std::vector<std::string>& set) {
@@ -264,6 +266,7 @@ RunOutput execute_run(PreparedRun& p, const std::string& out, const std::functio
   opt.progress = progress;
   opt.runtime = p.runtime.get();
   opt.stop = stop;
+  opt.reverse_ties = p.spec.reverse_ties;
   opt.keep_task_bindings = false;  // the outputs read per-node cores and the NUMA flag only
   Simulation sim(p.cluster, p.trace, *p.policy, *p.allocator, opt);
   RunOutput r;

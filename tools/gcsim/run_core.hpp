@@ -39,6 +39,7 @@ struct RunSpec {
   std::string runtime_model = "none", profiles, reference = "ideal", nccl_tuning, host_params;
   std::vector<std::string> host_calibration;
   bool no_contention = false;
+  bool reverse_ties = false;  // determinism check: simultaneous equal events in reverse order
   // Cluster changes a variant may ask for (compare/sweep): nodes=N, nodes+=N, nic=RATE.
   std::optional<int> node_count;
   int node_delta = 0;

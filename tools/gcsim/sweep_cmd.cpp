@@ -26,6 +26,7 @@
 #include "sim/io/svg_chart.hpp"
 #include "sim/workload/slurm_time.hpp"
 #include "tools/gcsim/cli_common.hpp"
+#include "tools/gcsim/interrupt.hpp"
 #include "tools/gcsim/run_core.hpp"
 #include "tools/gcsim/variant.hpp"
 
@@ -353,7 +354,8 @@ std::string sweep_plot(const Plan& plan, const std::vector<SweepRow>& rows, cons
   return svg_bar_chart(c);
 }
 
-int merge_dir(const std::string& dir, const std::string& target_text) {
+// `shown` is the directory named in messages (the final one, where `dir` is staging).
+int merge_dir(const std::string& dir, const std::string& target_text, const std::string& shown) {
   const Plan plan = read_plan(dir);
   std::string header = "point";
   for (const auto& k : plan.keys) header += "," + csv_field(k);
@@ -379,7 +381,7 @@ int merge_dir(const std::string& dir, const std::string& target_text) {
   html += "</body>\n</html>\n";
   write_file_atomic(dir, "sweep.html", html);
 
-  std::printf("gcsim sweep: %zu points -> %s/sweep.csv, %s/sweep.html\n", rows.size(), dir.c_str(), dir.c_str());
+  std::printf("gcsim sweep: %zu points -> %s/sweep.csv, %s/sweep.html\n", rows.size(), shown.c_str(), shown.c_str());
   if (!target_text.empty()) {
     const Target t = parse_target(target_text);
     // Cheapest: fewest GPUs, then fewest nodes, then grid order.
@@ -473,7 +475,7 @@ int cmd_sweep(SweepArgs& a, const std::vector<std::string>& argv) {
   if (!a.merge.empty()) {
     if (!a.grid.empty() || !a.grid_file.empty() || !a.emit_slurm.empty() || a.point >= 0)
       throw InputError(kCli, "--merge DIR reads DIR's plan: give it without --grid, --grid-file, --emit-slurm or --point");
-    return merge_dir(a.merge, a.target);
+    return merge_dir(a.merge, a.target, a.merge);
   }
   if (a.base.trace.empty()) throw InputError(kCli, "sweep needs --trace (or --merge DIR)");
   if (a.threads < 0) throw InputError(kCli, "--threads must be 0 (automatic) or more");
@@ -501,14 +503,17 @@ int cmd_sweep(SweepArgs& a, const std::vector<std::string>& argv) {
   // fail before the sweep directory is touched.
   const size_t first = a.point >= 0 ? static_cast<size_t>(a.point) : 0;
   std::unique_ptr<PreparedRun> first_run = prepare_run(specs[first], argv, &shared);
-  ensure_directory(a.out);
-  if (a.point < 0) write_file_atomic(a.out, "plan.tsv", plan_text(axes, pts));
+  // The whole sweep directory is published at once; an array task publishes its point's.
+  const std::string staged_for = a.point >= 0 ? a.out + "/points/" + pts[first].name : a.out;
+  StagedDir staged(staged_for);
+  const std::string& out = staged.path();
+  if (a.point < 0) write_file_atomic(out, "plan.tsv", plan_text(axes, pts));
   std::vector<size_t> todo;
   if (a.point >= 0) todo.push_back(first);
   else
     for (size_t i = 0; i < pts.size(); ++i) todo.push_back(i);
   const int threads = a.point >= 0 ? 1 : worker_threads(a.threads, todo.size());
-  auto dir_of = [&](size_t k) { return a.out + "/points/" + pts[todo[k]].name; };
+  auto dir_of = [&](size_t k) { return a.point >= 0 ? out : out + "/points/" + pts[todo[k]].name; };
   VariantResults res = run_variants(
       todo.size(), threads,
       [&](size_t k) {
@@ -531,12 +536,16 @@ int cmd_sweep(SweepArgs& a, const std::vector<std::string>& argv) {
   }
   if (failed) return 1;
   if (a.point >= 0) {
+    staged.publish();
+    report_interrupt(staged_for);
     std::printf("gcsim sweep: point %s (%s) -> %s/\n", pts[first].name.c_str(),
-                pts[first].variant.settings_text().c_str(), dir_of(0).c_str());
-    return res.all_completed ? 0 : 1;
+                pts[first].variant.settings_text().c_str(), staged_for.c_str());
+    return exit_status_after_interrupt(res.all_completed ? 0 : 1);
   }
-  const int rc = merge_dir(a.out, a.target);
-  return res.all_completed ? rc : 1;
+  const int rc = merge_dir(out, a.target, a.out);
+  staged.publish();
+  report_interrupt(a.out);
+  return exit_status_after_interrupt(res.all_completed ? rc : 1);
 }
 
 }  // namespace

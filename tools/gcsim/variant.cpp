@@ -13,6 +13,7 @@
 #include "sim/core/input_file.hpp"
 #include "sim/core/parallel.hpp"
 #include "sim/core/units.hpp"
+#include "tools/gcsim/interrupt.hpp"
 
 namespace gcsim {
 
@@ -52,7 +53,9 @@ RunSpec apply_variant(const RunSpec& base, const Variant& v, Diagnostics& d, con
   RunSpec s = base;
   const std::string who = "variant '" + v.name + "': ";
   std::vector<std::pair<std::string, std::string>> policy_keys;
-  for (const auto& [key, value] : v.settings) {
+  for (const auto& kv : v.settings) {
+    const std::string& key = kv.first;
+    const std::string& value = kv.second;
     auto bad = [&](const std::string& why) { d.error(where, who + key + "=" + value + ": " + why); };
     if (key == "policy") {
       const auto& known = policy_list();
@@ -148,11 +151,14 @@ VariantResults run_variants(size_t n, int threads, const std::function<std::uniq
     try {
       std::unique_ptr<PreparedRun> p = prepare(i);
       total[i] = p->trace.jobs.size();
-      const RunOutput r = execute_run(*p, dir_of(i), [&, i](size_t dn, size_t tt) {
-        done[i] = dn;
-        total[i] = tt;
-        if (!by_variant) redraw();
-      });
+      const RunOutput r = execute_run(
+          *p, dir_of(i),
+          [&, i](size_t dn, size_t tt) {
+            done[i] = dn;
+            total[i] = tt;
+            if (!by_variant) redraw();
+          },
+          interrupt_flag());
       if (!r.result.completed) all_completed = false;
       res.metrics[i] = variant_metrics(name_of(i), settings_of(i), p->cluster, p->trace, r.outcomes);
     } catch (const InputError& e) {
