@@ -11,9 +11,10 @@ case "$mode" in run|test|build) ;; *) echo "usage: $0 run|test|build" >&2; exit 
 
 packages=(cmake ninja-build g++ pkg-config git zlib1g-dev libyaml-cpp-dev libcli11-dev catch2
           libbenchmark-dev libboost-graph-dev libeigen3-dev libhwloc-dev libnuma-dev)
-# The tests also run a real Slurm on loopback (tools/slurm/local_slurm.sh) and render
-# the compare report in headless Chromium (tests/report/).
-if [[ "$mode" == test ]]; then packages+=(slurmctld slurmd slurm-client chromium); fi
+# The tests also run a real Slurm on loopback (tools/slurm/local_slurm.sh), render the
+# compare report in headless Chromium (tests/report/), and run again under ASan+UBSan
+# built by clang, with the libFuzzer harnesses (clang's runtimes: libclang-rt-14-dev).
+if [[ "$mode" == test ]]; then packages+=(slurmctld slurmd slurm-client chromium clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -33,7 +34,7 @@ if ((${#missing[@]})); then
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGCSIM_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 
 case "$mode" in
@@ -50,5 +51,13 @@ case "$mode" in
     ;;
   test)
     ctest --test-dir build --output-on-failure -j "$jobs"
+    # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer, built
+    # by clang with -Werror (-O1: sanitizers need no more, and it builds twice as fast),
+    # plus fuzz_smoke: 30 s of libFuzzer for every reader (tests/fuzz/).
+    CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+      -DGCSIM_FUZZ=ON -DGCSIM_WERROR=ON -DGCSIM_BUILD_BENCH=OFF >/dev/null
+    cmake --build build-sanitize -j "$jobs"
+    ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
     ;;
 esac
