@@ -64,9 +64,14 @@ std::optional<int64_t> parse_count(std::string_view s) {
 // "YYYY-MM-DD HH:MM:SS" (read as UTC) or epoch seconds.
 std::optional<int64_t> parse_when(std::string_view s) {
   s = trim(s);
+  std::optional<int64_t> t;
   if (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return parse_count(s);
-  return slurm_time::parse_iso(s);
+    t = parse_count(s);
+  else
+    t = slurm_time::parse_iso(s);
+  // Past year 9999 (2.5e11 s) is no date; in microseconds it would overflow SimTime.
+  if (t && *t > 253'402'300'799) return std::nullopt;
+  return t;
 }
 
 struct HeliosRecord {

@@ -149,13 +149,24 @@ Trace parse_sacct_trace(const std::string& text, const std::string& path, Diagno
         continue;
       }
       const std::string_view key = kv.substr(0, eq), val = kv.substr(eq + 1);
-      if (key == "cpu") cpus = parse_integer(val).value_or(0);
-      else if (key == "node") nodes = parse_integer(val).value_or(0);
-      else if (key == "mem") mem = tres_mem_mb(val).value_or(-1);
-      else if (key == "gres/gpu") gpus = parse_integer(val).value_or(0);
+      const SourceLoc tres_loc{path, lineno, col_of(col.count("ReqTRES") ? "ReqTRES" : "AllocTRES")};
+      // A count sacct could print: a whole number, at most 10^8 (no cluster has more CPUs).
+      auto count = [&]() -> int64_t {
+        const auto n = parse_integer(val);
+        if (n && *n >= 0 && *n <= 100'000'000) return *n;
+        errs.error(tres_loc, "invalid TRES '" + std::string(kv) + "': expected a whole count from 0 to 100000000");
+        return 0;
+      };
+      if (key == "cpu") cpus = count();
+      else if (key == "node") nodes = count();
+      else if (key == "mem") {
+        const auto m = tres_mem_mb(val);
+        if (!m) errs.error(tres_loc, "invalid TRES '" + std::string(kv) + "': expected a size such as 64G");
+        mem = m.value_or(-1);
+      } else if (key == "gres/gpu") gpus = count();
       else if (key.rfind("gres/gpu:", 0) == 0) {
         gpu_type = std::string(key.substr(9));
-        gpus = std::max<int64_t>(gpus, parse_integer(val).value_or(0));
+        gpus = std::max<int64_t>(gpus, count());
       }
     }
     if (cpus <= 0) cpus = parse_integer(cell("NCPUS")).value_or(1);

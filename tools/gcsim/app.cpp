@@ -118,6 +118,21 @@ int cmd_run(RunArgs a, const std::vector<std::string>& argv) {
       *p, out.path(), [&](size_t done, size_t total) { bar.update(done, total); }, interrupt_flag());
   out.publish();
   report_interrupt(a.out);
+  // Jobs no node can ever run were rejected at submission, as sbatch refuses them; say
+  // where each came from (the full list is rejected.txt).
+  size_t rejected = 0;
+  for (size_t j = 0; j < r.outcomes.size(); ++j) {
+    if (r.outcomes[j].status != JobStatus::kRejected) continue;
+    if (++rejected > 10) continue;
+    const Job& job = p->trace.jobs[j];
+    std::cerr << Diagnostic{Severity::kWarning, SourceLoc{a.spec.trace, job.source_line, 0},
+                            "job '" + job.name + "' can never run here and was rejected: " + r.outcomes[j].reject_reason}
+                     .str()
+              << "\n";
+  }
+  if (rejected > 10)
+    std::cerr << a.spec.trace << ": warning: " << rejected - 10 << " more jobs rejected (" << a.out
+              << "/rejected.txt lists all " << rejected << ")\n";
   print_run_summary(*p, r, a.out);
   return exit_status_after_interrupt(r.result.completed ? 0 : 1);
 }
@@ -219,7 +234,8 @@ int run_cli(const std::vector<std::string>& args) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // The form every other input error takes (CLI11 would add "Run with --help").
+    std::cerr << "<command line>: error: " << e.what() << "\n";
     return kExitBadInput;
   }
   try {

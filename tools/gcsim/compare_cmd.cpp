@@ -6,6 +6,7 @@
 
 #include "sim/io/compare_report.hpp"
 #include "sim/io/json_writer.hpp"
+#include "tools/gcsim/cli_checks.hpp"
 #include "tools/gcsim/cli_common.hpp"
 #include "tools/gcsim/interrupt.hpp"
 #include "tools/gcsim/run_core.hpp"
@@ -155,6 +156,7 @@ void add_compare_commands(CLI::App& app) {
       ->required();
   a.cmd->add_option("--out", a.out, "directory for the report and one run directory per variant")->capture_default_str();
   a.cmd->add_option("--threads", a.threads, "worker threads (0: one per variant, at most the cores)")
+      ->check(whole_number_at_least(0))
       ->capture_default_str();
   a.cmd->add_option("--bootstrap", a.bootstrap, "bootstrap resamples for the confidence intervals (0: none)")
       ->capture_default_str();

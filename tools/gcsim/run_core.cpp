@@ -1,3 +1,4 @@
+#include "tools/gcsim/cli_checks.hpp"
 #include "tools/gcsim/run_core.hpp"
 
 #include <CLI/CLI.hpp>
@@ -118,11 +119,15 @@ void add_run_spec_options(CLI::App* c, RunSpec& s, std::vector<std::string>& set
   c->add_option("--binding", s.binding, "placement inside nodes")
       ->check(CLI::IsMember(placement_mode_names()))
       ->capture_default_str();
-  c->add_option("--seed", s.seed, "master seed of the named random streams")->capture_default_str();
+  c->add_option("--seed", s.seed, "master seed of the named random streams")
+      ->check(whole_number_at_least(0))
+      ->capture_default_str();
   c->add_option("--nodes", s.nodes,
-                "nodes of an imported single-node --cluster (hwloc/NCCL XML, nvidia-smi), or to infer for SWF");
+                "nodes of an imported single-node --cluster (hwloc/NCCL XML, nvidia-smi), or to infer for SWF")
+      ->check(whole_number_at_least(1));
   c->add_option("--gpu-model", s.gpu_model, "GPU model an nvidia-smi matrix does not name");
-  c->add_option("--cores-per-node", s.cores_per_node, "with an SWF trace and no --cluster: cores per node");
+  c->add_option("--cores-per-node", s.cores_per_node, "with an SWF trace and no --cluster: cores per node")
+      ->check(whole_number_at_least(1));
   c->add_option("--start", s.start,
                 "wall-clock time of the trace's t=0 for sacct timestamps (default: the trace's own, else 1970)");
   c->add_option("--accounts", s.accounts,

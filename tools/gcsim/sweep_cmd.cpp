@@ -25,6 +25,7 @@
 #include "sim/core/input_file.hpp"
 #include "sim/io/svg_chart.hpp"
 #include "sim/workload/slurm_time.hpp"
+#include "tools/gcsim/cli_checks.hpp"
 #include "tools/gcsim/cli_common.hpp"
 #include "tools/gcsim/interrupt.hpp"
 #include "tools/gcsim/run_core.hpp"
@@ -558,7 +559,8 @@ void add_sweep_commands(CLI::App& app) {
   a.cmd->add_option("--grid", a.grid, "KEY=V1,V2,... (repeatable): one axis; keys as compare's --variant takes");
   a.cmd->add_option("--grid-file", a.grid_file, "YAML: grid: {KEY: [V1, V2], ...}");
   a.cmd->add_option("--out", a.out, "sweep directory")->capture_default_str();
-  a.cmd->add_option("--threads", a.threads, "worker threads (0: one per point, at most the cores)")->capture_default_str();
+  a.cmd->add_option("--threads", a.threads, "worker threads (0: one per point, at most the cores)")
+      ->check(whole_number_at_least(0))->capture_default_str();
   a.cmd->add_option("--target", a.target, "METRIC<=VALUE, e.g. 'p95_wait<=1h': the cheapest point that meets it");
   a.cmd->add_option("--emit-slurm", a.emit_slurm, "write DIR/sweep.sbatch, a job array of one task per point, and stop");
   a.cmd->add_option("--point", a.point, "run only grid point K (what each array task runs)");

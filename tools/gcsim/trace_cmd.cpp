@@ -12,6 +12,7 @@
 #include "sim/workload/trace_readers.hpp"
 #include "sim/workload/trace_transform.hpp"
 #include "sim/workload/trace_writers.hpp"
+#include "tools/gcsim/cli_checks.hpp"
 #include "tools/gcsim/cli_common.hpp"
 
 namespace gcsim {
@@ -141,7 +142,7 @@ void add_window_options(CLI::App* c, WindowArgs& w) {
   c->add_option("--to", w.to, "keep jobs submitted before this time (same forms)");
   c->add_option("--scale-arrivals", w.scale_arrivals,
                 "multiply the arrival rate by X (submit times / X; sizes, durations and waits kept)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
 }
 
 void apply_window_args(Trace& t, const WindowArgs& w) {
@@ -179,7 +180,7 @@ void add_trace_commands(CLI::App& app) {
   a.gen->add_option("--fit", a.fit, "fit the model to this trace");
   a.gen->add_option("--model", a.model, "generator model YAML (as --save-model writes it)");
   a.gen->add_option("--save-model", a.save_model, "write the (fitted) model as YAML");
-  a.gen->add_option("--jobs", a.jobs, "number of jobs to generate");
+  a.gen->add_option("--jobs", a.jobs, "number of jobs to generate")->check(whole_number_at_least(1));
   a.gen->add_option("--span", a.span, "generate arrivals over this long (e.g. 14d)");
   a.gen->add_option("--seed", a.seed, "master seed of the generator's named streams")->capture_default_str();
   a.gen->add_option("-o,--out", a.out, "output trace: .csv (sbatch-trace CSV) or .swf");
