@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -706,6 +707,75 @@ NodeTemplate import_hwloc_topology(hwloc_topology_t topo, const std::string& sou
   return import_hwloc_topology_detailed(topo, source, warnings).node;
 }
 
+namespace {
+
+// hwloc 2.9 inserts <object>s without checking them: one with no type, an unknown type, or
+// an empty or malformed cpuset makes hwloc_topology_load dereference NULL (fuzzer finding).
+// So each object must name a type hwloc knows, and CPU-side objects carry a bitmap cpuset.
+bool hwloc_bitmap_text(const std::string& v) {
+  if (v.empty()) return false;
+  bool digit = false;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const char c = v[i];
+    if (c == ',') continue;
+    if (v.compare(i, 7, "0xf...f") == 0) {
+      i += 6;
+      digit = true;
+      continue;
+    }
+    if (c != '0' || i + 1 >= v.size() || v[i + 1] != 'x') return false;
+    i += 2;
+    size_t n = 0;
+    while (i < v.size() && std::isxdigit(static_cast<unsigned char>(v[i]))) ++i, ++n;
+    if (n == 0 || n > 8) return false;
+    digit = true;
+    if (i < v.size() && v[i] != ',') return false;
+  }
+  return digit;
+}
+
+void check_hwloc_objects(const XmlElement& e, const std::string& path) {
+  static const std::set<std::string> kCpuSide = {
+      "Machine", "System", "Package", "Socket", "Die", "Core", "PU", "Group", "NUMANode", "Node", "MemCache",
+      "Cache", "L1Cache", "L2Cache", "L3Cache", "L4Cache", "L5Cache", "L1iCache", "L2iCache", "L3iCache"};
+  static const std::set<std::string> kIo = {"Bridge", "PCIDev", "OSDev", "Misc"};
+  Diagnostics d;
+  std::function<void(const XmlElement&)> walk = [&](const XmlElement& x) {
+    if (d.full()) return;
+    if (x.name == "object") {
+      const SourceLoc at{path, x.line, x.col};
+      const std::string* type = x.attr("type");
+      if (!type) {
+        d.error(at, "not a valid hwloc XML topology: <object> without a type");
+      } else if (kCpuSide.count(*type)) {
+        const std::string* cpuset = x.attr("cpuset");
+        if (!cpuset || !hwloc_bitmap_text(*cpuset))
+          d.error(at, "not a valid hwloc XML topology: " + *type + " object without a valid cpuset");
+        for (const char* key : {"complete_cpuset", "allowed_cpuset", "nodeset", "complete_nodeset", "allowed_nodeset"})
+          if (const std::string* v = x.attr(key); v && !hwloc_bitmap_text(*v))
+            d.error(at, "not a valid hwloc XML topology: " + std::string(key) + " '" + *v + "' is not a bitmap");
+      } else if (!kIo.count(*type)) {
+        d.error(at, "not a valid hwloc XML topology: unknown object type '" + *type + "'");
+      }
+    }
+    for (const auto& c : x.children) walk(c);
+  };
+  // hwloc writes exactly one root object, the Machine (System in v1 files).
+  const XmlElement* top = nullptr;
+  for (const auto& c : e.children)
+    if (c.name == "object") {
+      if (top) d.error({path, c.line, c.col}, "not a valid hwloc XML topology: a second root object");
+      top = &c;
+    }
+  if (!top) d.error({path, e.line, e.col}, "not a valid hwloc XML topology: no root object");
+  else if (const std::string* t = top->attr("type"); t && *t != "Machine" && *t != "System")
+    d.error({path, top->line, top->col}, "not a valid hwloc XML topology: the root object is " + *t + ", not Machine");
+  walk(e);
+  d.throw_if_errors();
+}
+
+}  // namespace
+
 HwlocImport import_hwloc_xml_detailed(const std::string& path, Diagnostics& warnings) {
   const SourceLoc loc{path, 0, 0};
   const std::string xml = read_input_file(path);
@@ -736,6 +806,7 @@ HwlocImport import_hwloc_xml_detailed(const std::string& path, Diagnostics& warn
   if (root.name != "topology")
     throw InputError(SourceLoc{path, root.line, root.col},
                      "root element is <" + root.name + ">, not <topology>: not an hwloc XML topology");
+  check_hwloc_objects(root, path);
   hwloc_topology_t topo = nullptr;
   if (hwloc_topology_init(&topo) != 0) throw InputError(loc, "hwloc_topology_init failed");
   std::unique_ptr<hwloc_topology, void (*)(hwloc_topology_t)> guard(topo, hwloc_topology_destroy);
