@@ -4,10 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <string>
+
+#include "sim/core/input_file.hpp"
 
 namespace gcsim {
 
@@ -15,9 +15,8 @@ namespace gcsim {
 inline CLI::Validator whole_number_at_least(int64_t min) {
   return CLI::Validator(
       [min](std::string& s) -> std::string {
-        int64_t v = 0;
-        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (ec != std::errc() || p != s.data() + s.size() || v < min)
+        const auto v = parse_integer(s);
+        if (!v || *v < min)
           return "'" + s + "': expected a whole number of at least " + std::to_string(min);
         return "";
       },
@@ -28,9 +27,8 @@ inline CLI::Validator whole_number_at_least(int64_t min) {
 inline CLI::Validator positive_number() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        double v = 0;
-        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || v <= 0)
+        const auto v = parse_non_negative_number(s);
+        if (!v || *v <= 0)
           return "'" + s + "': expected a positive number";
         return "";
       },
