@@ -3,6 +3,7 @@
 // inter-node network. Plain data; loaders fill it, the topology graph reads it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -58,6 +59,11 @@ struct NvlinkSpec {
   };
   std::vector<Pair> pairs;        // kPairs: explicit GPU-GPU link counts
 };
+
+/// Sizes every cluster reader refuses: Slurm keeps a node's CPU count in a uint16_t
+/// (node_info_t::cpus), and a million nodes is a hundred times the largest Slurm clusters.
+inline constexpr int64_t kMaxNodeCpus = 65535;
+inline constexpr size_t kMaxClusterNodes = 1'000'000;
 
 struct NodeTemplate {
   std::string name;

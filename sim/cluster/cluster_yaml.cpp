@@ -53,6 +53,7 @@ class Loader : public YamlChecker {
 
   std::map<std::string, int> template_index_;
   std::map<std::string, int> node_line_;  // node name -> line of its node set
+  std::map<std::string, int> node_index_;  // node name -> index in Cluster::nodes, once nodes are read
   bool shape_ok_ = true;                  // the current template's sockets/NUMA counts are valid
 };
 
@@ -205,6 +206,14 @@ void Loader::load_template(const YAML::Node& key, const YAML::Node& node, NodeTe
     if (auto v = get_int32(*x, 1, 16)) t.threads_per_core = *v;
   // NUMA indexes are checked only against a shape that was itself valid.
   shape_ok_ = diags_.error_count() == errors_before;
+  if (shape_ok_) {
+    const int64_t cpus = int64_t{t.boards} * t.sockets * t.numa_per_socket * t.cores_per_numa * t.threads_per_core;
+    if (cpus > kMaxNodeCpus) {
+      error(key, "node template " + quote(name) + " has " + std::to_string(cpus) + " CPUs; a node has at most " +
+                     std::to_string(kMaxNodeCpus) + " (Slurm counts a node's CPUs in 16 bits)");
+      shape_ok_ = false;
+    }
+  }
   if (const Entry* x = require(m, node, "memory", req_what, &key)) {
     if (auto v = get_bytes(*x)) {
       t.memory_mb = units::bytes_to_mib(*v);
@@ -479,6 +488,11 @@ void Loader::load_nodes(const Entry& e, Cluster& c) {
     std::optional<std::vector<std::string>> names;
     if (names_entry) names = get_hostlist(*names_entry);
     if (!names) continue;
+    if (node_line_.size() + names->size() > kMaxClusterNodes) {
+      error(names_entry->value, "the cluster would have more than " + std::to_string(kMaxClusterNodes) +
+                                    " nodes with the " + count_of(names->size(), "name") + " of this set");
+      return;
+    }
     if (const Entry* x = find(m, "count")) {
       if (auto v = get_int32(*x, 0); v && *v != static_cast<int>(names->size())) {
         error(x->value, "'count' " + std::to_string(*v) + " does not match the " + count_of(names->size(), "name") +
@@ -517,6 +531,7 @@ void Loader::load_nodes(const Entry& e, Cluster& c) {
       c.nodes.push_back(std::move(node));
     }
   }
+  for (size_t i = 0; i < c.nodes.size(); ++i) node_index_.emplace(c.nodes[i].name, static_cast<int>(i));
 }
 
 std::optional<std::vector<int>> Loader::resolve_nodes(const Entry& e, const Cluster& c, const std::string& owner,
@@ -528,8 +543,7 @@ std::optional<std::vector<int>> Loader::resolve_nodes(const Entry& e, const Clus
   }
   auto names = get_hostlist(e);
   if (!names) return std::nullopt;
-  std::map<std::string, int> index;
-  for (size_t i = 0; i < c.nodes.size(); ++i) index.emplace(c.nodes[i].name, static_cast<int>(i));
+  const std::map<std::string, int>& index = node_index_;
   std::string first_unknown;
   size_t unknown = 0;
   for (const auto& n : *names) {

@@ -596,6 +596,16 @@ void Importer::node_line(const Line& line) {
                                          std::to_string(all) + "); gcsim uses " + std::to_string(all) + " as Slurm does");
     }
   }
+  if (const int64_t all = int64_t{n.boards} * n.sockets * n.cores * n.threads; ok && all > kMaxNodeCpus) {
+    error(head.value_loc, "node " + quote(head.value) + " has " + std::to_string(all) + " CPUs; a node has at most " +
+                              std::to_string(kMaxNodeCpus) + " (Slurm counts a node's CPUs in 16 bits)");
+    ok = false;
+  }
+  if (nodes_.size() + failed_nodes_.size() + names->size() > kMaxClusterNodes) {
+    error(head.value_loc, "the cluster would have more than " + std::to_string(kMaxClusterNodes) + " nodes with the " +
+                              std::to_string(names->size()) + " names of this line");
+    return;
+  }
   const Pair* feat = find("feature") ? find("feature") : find("features");
   if (feat)
     for (auto f : split(feat->value, ','))
