@@ -300,6 +300,8 @@ std::optional<std::vector<int>> parse_affinity(const std::string& s) {
 
 struct Importer {
   Importer(const std::string& p, Diagnostics& d) : path(p), w(d) {}
+  Diagnostics errors;                          // wrong values: thrown at the end of run()
+  std::map<std::string, int> bus_line;         // busid -> line of its first <pci>
 
   const std::string& path;
   Diagnostics& w;
@@ -364,8 +366,10 @@ struct Importer {
     return 6;
   }
   std::optional<int> pcie_width(const XmlElement& e) {
-    auto v = parse_int(e.attr("link_width"));
-    if (!v) return std::nullopt;
+    const std::string* a = e.attr("link_width");
+    auto v = parse_int(a);
+    if (a && (!v || *v < 0 || *v > 32)) errors.error(at(e), "link_width '" + *a + "' is not a lane count (0-32)");
+    if (!v || *v < 0 || *v > 32) return std::nullopt;
     if (*v == 0) {
       if (!width0_noted) w.note(at(e), "link_width=\"0\" (a VM hiding the link); width left at the default");
       width0_noted = true;
@@ -446,6 +450,8 @@ struct Importer {
     const std::string* busid = e.attr("busid");
     const std::string bus = busid ? to_lower(*busid) : std::string();
     if (!busid) w.warning(at(e), "<pci> without busid");
+    else if (auto [it, fresh] = bus_line.emplace(bus, e.line); !fresh)
+      errors.error(at(e), "duplicate PCI bus id '" + *busid + "' (first at line " + std::to_string(it->second) + ")");
     const auto cls = parse_hex(e.attr("class"));
     const XmlElement* gpu = nullptr;
     const XmlElement* nic = nullptr;
@@ -520,7 +526,9 @@ struct Importer {
     std::vector<long> ids;
     bool ids_ok = true;
     for (const auto* c : cpus) {
-      auto v = parse_int(c->attr("numaid"));
+      const std::string* a = c->attr("numaid");
+      auto v = parse_int(a);
+      if (a && (!v || *v < 0)) errors.error(at(*c), "numaid '" + *a + "' is not a NUMA node number");
       if (!v || *v < 0) ids_ok = false;
       ids.push_back(v.value_or(-1));
     }
@@ -590,6 +598,7 @@ struct Importer {
     order_gpus();
     nvlinks();
     flush_repeated();
+    errors.throw_if_errors();
   }
 
   /// GPUs by their CUDA index when every one has `dev`.
