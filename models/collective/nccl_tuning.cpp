@@ -167,7 +167,8 @@ class Reader : public YamlChecker {
                                           "gpu_models", "default_gpu", "pcie_x16_bw_by_gen", "local_bw", "cpu",
                                           "net_transports", "search", "protocol", "enqueue", "p2p", "calibration"};
     auto m = map_of(root, "the NCCL tuning file", top, top);
-    if (diags_.has_errors()) return;
+    // An unknown key is reported and the rest still checked; a missing one stops here.
+    if (!root.IsMap() || std::any_of(top.begin(), top.end(), [&](const std::string& k) { return !m.count(k); })) return;
     if (integer(m["schema_version"], "schema_version") != 1) error(m["schema_version"], "schema_version must be 1");
 
     t.base_latency = latency_table(m["base_latency_us"], "base_latency_us");
