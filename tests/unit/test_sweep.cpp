@@ -142,7 +142,7 @@ TEST_CASE("sweep: bad grids and targets are refused before anything is written",
   CHECK(p.output.find("--grid 'nodes': expected KEY=V1,V2,...") != std::string::npos);
   p = run_shell(base + " --grid binding=sideways,unbound 2>&1");
   CHECK(p.status == 2);
-  CHECK(p.output.find("variant 'p0': binding=sideways: unknown binding mode") != std::string::npos);
+  CHECK(p.output.find("<command line>: error: grid binding=sideways: unknown binding mode") != std::string::npos);
   p = run_shell(base + " --grid nodes=8,16 --target 'p95_wait<=soon' 2>&1");
   CHECK(p.status == 2);
   CHECK(p.output.find("'soon' is not a number") != std::string::npos);

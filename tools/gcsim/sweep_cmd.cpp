@@ -21,6 +21,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "sim/core/input_file.hpp"
 #include "sim/io/svg_chart.hpp"
@@ -56,6 +57,7 @@ SweepArgs& args() {
 struct Axis {
   std::string key;                  // variant key: nodes, nodes+, binding, bf_window, ...
   std::vector<std::string> values;
+  std::vector<SourceLoc> locs;      // where each value was written
 };
 
 struct Point {
@@ -97,7 +99,7 @@ std::vector<Axis> read_axes(const SweepArgs& a, Diagnostics& d) {
       d.error(kCli, "--grid '" + g + "': expected KEY=V1,V2,...");
       continue;
     }
-    Axis ax{g.substr(0, eq), {}};
+    Axis ax{g.substr(0, eq), {}, {}};
     for (auto v : split(std::string_view(g).substr(eq + 1), ',')) ax.values.emplace_back(trim(v));
     axes.push_back(std::move(ax));
   }
@@ -112,12 +114,16 @@ std::vector<Axis> read_axes(const SweepArgs& a, Diagnostics& d) {
       } else {
         for (const auto& kv : grid) {
           const auto m = kv.first.Mark();
-          Axis ax{kv.first.as<std::string>(), {}};
+          Axis ax{kv.first.as<std::string>(), {}, {}};
           if (!kv.second.IsSequence() || kv.second.size() == 0) {
             d.error(SourceLoc{a.grid_file, m.line + 1, m.column + 1}, "'" + ax.key + "': expected a list of values");
             continue;
           }
-          for (const auto& v : kv.second) ax.values.push_back(v.as<std::string>());
+          for (const auto& v : kv.second) {
+            const auto vm = v.Mark();
+            ax.values.push_back(v.as<std::string>());
+            ax.locs.push_back(SourceLoc{a.grid_file, vm.line + 1, vm.column + 1});
+          }
           axes.push_back(std::move(ax));
         }
       }
@@ -153,7 +159,11 @@ std::vector<Point> make_points(const std::vector<Axis>& axes) {
       p.values[k] = axes[k].values[rest % axes[k].values.size()];
       rest /= axes[k].values.size();
     }
-    for (size_t k = 0; k < axes.size(); ++k) p.variant.settings.emplace_back(axes[k].key, p.values[k]);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      p.variant.settings.emplace_back(axes[k].key, p.values[k]);
+      const size_t j = std::find(axes[k].values.begin(), axes[k].values.end(), p.values[k]) - axes[k].values.begin();
+      p.variant.setting_locs.push_back(j < axes[k].locs.size() ? axes[k].locs[j] : kCli);
+    }
     pts.push_back(std::move(p));
   }
   return pts;
@@ -488,7 +498,17 @@ int cmd_sweep(SweepArgs& a, const std::vector<std::string>& argv) {
   std::vector<Point> pts = make_points(axes);
   if (pts.size() > 1'000'000) throw InputError(kCli, "the grid has more than a million points");
   std::vector<RunSpec> specs;
-  for (const auto& p : pts) specs.push_back(apply_variant(a.base, p.variant, d, kCli));
+  {
+    // A bad value fails every point that has it: report it once, where it was written.
+    Diagnostics each;
+    for (const auto& p : pts) specs.push_back(apply_variant(a.base, p.variant, each, kCli));
+    std::set<std::tuple<std::string, int, int, std::string>> seen_errors;
+    for (const Diagnostic& x : each.all()) {
+      const auto colon = x.message.find("': ");
+      const std::string why = colon == std::string::npos ? x.message : x.message.substr(colon + 3);
+      if (seen_errors.emplace(x.loc.file, x.loc.line, x.loc.col, why).second) d.error(x.loc, "grid " + why);
+    }
+  }
   d.throw_if_errors();
   if (a.point >= static_cast<int>(pts.size()))
     throw InputError(kCli, "--point " + std::to_string(a.point) + ": the grid has " + std::to_string(pts.size()) +

@@ -53,10 +53,12 @@ RunSpec apply_variant(const RunSpec& base, const Variant& v, Diagnostics& d, con
   RunSpec s = base;
   const std::string who = "variant '" + v.name + "': ";
   std::vector<std::pair<std::string, std::string>> policy_keys;
-  for (const auto& kv : v.settings) {
-    const std::string& key = kv.first;
-    const std::string& value = kv.second;
-    auto bad = [&](const std::string& why) { d.error(where, who + key + "=" + value + ": " + why); };
+  const SourceLoc* policy_key_at = &where;
+  for (size_t i = 0; i < v.settings.size(); ++i) {
+    const std::string& key = v.settings[i].first;
+    const std::string& value = v.settings[i].second;
+    const SourceLoc& at = i < v.setting_locs.size() ? v.setting_locs[i] : where;
+    auto bad = [&](const std::string& why) { d.error(at, who + key + "=" + value + ": " + why); };
     if (key == "policy") {
       const auto& known = policy_list();
       if (std::none_of(known.begin(), known.end(), [&](const PolicyInfo& p) { return p.name == value; }))
@@ -102,11 +104,12 @@ RunSpec apply_variant(const RunSpec& base, const Variant& v, Diagnostics& d, con
       if (!bps || *bps <= 0) bad("expected a line rate such as 200Gbps or 25GB/s");
       else s.nic_bps = *bps;
     } else {
+      if (policy_keys.empty()) policy_key_at = &at;
       policy_keys.emplace_back(key, value);
     }
   }
   if (!policy_keys.empty() && s.policy != "slurm")
-    d.error(where, who + "'" + policy_keys.front().first + "' is neither a variant key nor a parameter of policy " +
+    d.error(*policy_key_at, who + "'" + policy_keys.front().first + "' is neither a variant key nor a parameter of policy " +
                        s.policy + " (SchedulerParameters keys need policy=slurm)");
   for (const auto& [k, v2] : policy_keys) s.overrides[k] = v2;
   return s;

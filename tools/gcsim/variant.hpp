@@ -21,6 +21,7 @@ namespace gcsim {
 struct Variant {
   std::string name;
   std::vector<std::pair<std::string, std::string>> settings;  // as given, in order
+  std::vector<SourceLoc> setting_locs;  // where each setting was written; empty: the `where` given
   [[nodiscard]] std::string settings_text() const;            // "binding=unbound,scale=1.5"
 };
 
