@@ -65,7 +65,8 @@ TEST_CASE("usage errors exit 2", "[invalid][cli]") {
 
 // tests/inputs/invalid/cli/cases.txt: one bad file per reader the CLI opens (sacct, hwloc
 // XML, Philly JSON, nvidia-smi, the YAML cluster, sbatch CSV, sacctmgr dump, profiles,
-// nccl-tests logs) and bad values for the options of run, compare, sweep, nccl and trace.
+// nccl-tests logs, NCCL topology XML and tuning, Alibaba, Gavel, Pollux, Tiresias, Chronus)
+// and bad values for the options of run, compare, sweep, nccl, trace and real.
 TEST_CASE("invalid CLI corpus: located errors, exit 2, nothing written", "[invalid][cli]") {
   const std::string dir = "tests/inputs/invalid/cli";
   std::istringstream cases(slurp(src(dir + "/cases.txt")));
