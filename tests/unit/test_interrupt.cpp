@@ -42,13 +42,16 @@ struct Child {
   pid_t pid = -1;
 };
 
-Child spawn_run(const fs::path& out, const fs::path& log) {
+// gcsim COMMAND on the long trace, output to `log`; `extra` ends the command line.
+Child spawn_gcsim(const std::string& command, const fs::path& out, const fs::path& log,
+                  const std::vector<std::string>& extra = {}) {
   const std::string bin = gcsim::test::gcsim_binary();
-  std::vector<std::string> args = {bin,          "run",       "--no-progress",
+  std::vector<std::string> args = {bin,          command,     "--no-progress",
                                    "--cluster",  std::string(GCSIM_SOURCE_DIR) + "/configs/dgx-a100-pod.yaml",
                                    "--trace",    long_trace().string(),
                                    "--policy",   "easy",
                                    "--out",      out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -62,16 +65,23 @@ Child spawn_run(const fs::path& out, const fs::path& log) {
   return c;
 }
 
-// Waits until the run has started simulating (its staging manifest exists), then a bit.
+Child spawn_run(const fs::path& out, const fs::path& log) { return spawn_gcsim("run", out, log); }
+
+// Waits until the run has started simulating (a manifest exists in its staging
+// directory), then a bit.
 void wait_until_simulating(const fs::path& out) {
   const fs::path parent = out.parent_path();
   const std::string prefix = "." + out.filename().string() + ".partial-";
   for (int i = 0; i < 600; ++i) {
     for (const auto& e : fs::directory_iterator(parent))
-      if (e.path().filename().string().rfind(prefix, 0) == 0 && fs::exists(e.path() / "manifest.json")) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        return;
-      }
+      if (e.path().filename().string().rfind(prefix, 0) == 0) try {
+          for (const auto& f : fs::recursive_directory_iterator(e.path()))
+            if (f.path().filename() == "manifest.json") {  // a run's, or a sweep point's
+              std::this_thread::sleep_for(std::chrono::milliseconds(500));
+              return;
+            }
+        } catch (const fs::filesystem_error&) {  // published while we looked
+        }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   FAIL("the run never started simulating");
@@ -163,4 +173,42 @@ TEST_CASE("gcsim run: --out never replaces a directory gcsim did not write", "[i
   CHECK(slurp((out / "thesis.tex").string()) == "precious\n");
   CHECK_FALSE(fs::exists(out / "manifest.json"));
   fs::remove_all(out.parent_path());
+}
+
+// compare and sweep run their variants on worker threads; a signal stops them all, and
+// the report covers what was simulated under manifests that say so.
+TEST_CASE("SIGINT stops compare and sweep with every variant's results so far", "[interrupt][cli]") {
+  struct Case {
+    std::string command;
+    std::vector<std::string> extra;
+    std::vector<std::string> runs;  // run directories inside --out
+  };
+  const std::vector<Case> cases = {
+      {"compare", {"--variant", "bound:binding=numa-bound", "--variant", "unbound:binding=unbound", "--threads", "2"},
+       {"bound", "unbound"}},
+      {"sweep", {"--grid", "binding=numa-bound,unbound", "--threads", "2"}, {"points/p0", "points/p1"}}};
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.command) {
+      const fs::path out = fresh_dir("int-" + c.command);
+      const fs::path log = out.string() + ".log";
+      Child child = spawn_gcsim(c.command, out, log, c.extra);
+      wait_until_simulating(out);
+      const auto t0 = std::chrono::steady_clock::now();
+      REQUIRE(::kill(child.pid, SIGINT) == 0);
+      const int rc = wait_exit(child.pid);
+      const double stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      INFO(slurp(log.string()));
+      CHECK(rc == 130);
+      CHECK(stop_s < 10.0);
+      WARN(c.command << " stopped and wrote its outputs " << stop_s << " s after SIGINT");
+      CHECK(slurp((out / "manifest.json").string()).find("\"completed\": false") != std::string::npos);
+      for (const auto& r : c.runs) {
+        CHECK(slurp((out / r / "manifest.json").string()).find("\"completed\": false") != std::string::npos);
+        CHECK(lines(slurp((out / r / "jobs.sacct").string())) < 40000 + 1);
+      }
+      CHECK(slurp(log.string()).find("interrupted by") != std::string::npos);
+      for (const auto& e : fs::directory_iterator(out.parent_path()))
+        CHECK(e.path().filename().string().find(".partial-") == std::string::npos);
+    }
+  }
 }

@@ -86,10 +86,13 @@ TEST_CASE("sweep: a tidy CSV over the grid and the cheapest point that meets the
   CHECK(target.find("(" + settings[best] + ")") != std::string::npos);
   for (const char* f : {"sweep.html", "plot_wait_p95_s.svg", "plot_gpu_util.svg"}) CHECK(fs::exists(a + "/" + f));
   CHECK(slurp(a + "/sweep.html").find("<figure class=\"chart\" id=\"fig-wait_p95_s\">") != std::string::npos);
+  const std::string manifest = slurp(a + "/manifest.json");
+  CHECK(manifest.find("\"points_completed\": 6") != std::string::npos);
+  CHECK(manifest.find("\"completed\": true") != std::string::npos);
 
   // Two threads: the same bytes.
   REQUIRE(run_shell(gcsim::test::gcsim_binary() + sweep_args() + " --threads 2 --out " + b + " 2>&1").status == 0);
-  for (const char* f : {"sweep.csv", "sweep.html", "target.txt", "plan.tsv", "points/p3/jobs.sacct"}) {
+  for (const char* f : {"sweep.csv", "sweep.html", "target.txt", "plan.tsv", "manifest.json", "points/p3/jobs.sacct"}) {
     INFO(f);
     CHECK(slurp(a + "/" + f) == slurp(b + "/" + f));
   }

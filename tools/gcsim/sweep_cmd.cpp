@@ -24,6 +24,7 @@
 #include <tuple>
 
 #include "sim/core/input_file.hpp"
+#include "sim/io/json_writer.hpp"
 #include "sim/io/svg_chart.hpp"
 #include "sim/workload/slurm_time.hpp"
 #include "tools/gcsim/cli_checks.hpp"
@@ -389,8 +390,32 @@ int merge_dir(const std::string& dir, const std::string& target_text, const std:
     write_file_atomic(dir, "plot_" + metric + ".svg", svg);
     html += "<figure class=\"chart\" id=\"fig-" + metric + "\">\n" + svg + "</figure>\n";
   }
+  // A point stopped by a signal has a manifest with `"completed": false`; the sweep's
+  // own manifest, written last, says whether every point ran to the end.
+  std::vector<std::string> incomplete;
+  for (const auto& r : plan.rows) {
+    std::error_code ec;
+    const std::string m = dir + "/points/" + r[0] + "/manifest.json";
+    if (!fs::is_regular_file(m, ec) || read_input_file(m).find("\"completed\": true") == std::string::npos)
+      incomplete.push_back(r[0]);
+  }
+  if (!incomplete.empty())
+    html += "<p><strong>Incomplete:</strong> " + std::to_string(incomplete.size()) +
+            " points were stopped before the end of the trace; their numbers cover only what was simulated.</p>\n";
   html += "</body>\n</html>\n";
   write_file_atomic(dir, "sweep.html", html);
+  JsonWriter w;
+  w.begin_object();
+  w.key("gcsim_version").value(gcsim_version());
+  w.key("git_sha").value(gcsim_git_sha());
+  w.key("points").value(static_cast<int64_t>(plan.rows.size()));
+  w.key("points_completed").value(static_cast<int64_t>(plan.rows.size() - incomplete.size()));
+  w.key("incomplete_points").begin_array();
+  for (const auto& n : incomplete) w.value(n);
+  w.end_array();
+  w.key("completed").value(incomplete.empty());
+  w.end_object();
+  write_file_atomic(dir, "manifest.json", w.str());
 
   std::printf("gcsim sweep: %zu points -> %s/sweep.csv, %s/sweep.html\n", rows.size(), shown.c_str(), shown.c_str());
   if (!target_text.empty()) {
