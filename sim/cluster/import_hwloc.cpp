@@ -2,7 +2,11 @@
 // walks it into a NodeTemplate (see import_hwloc.hpp for the mapping rules).
 #include "sim/cluster/import_hwloc.hpp"
 
+#include <fcntl.h>
 #include <hwloc.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -22,6 +26,10 @@
 
 #include "sim/cluster/import_nccl_xml.hpp"
 #include "sim/core/input_file.hpp"
+
+// Under a sanitizer, a crash would run the death callback (libFuzzer's writes a crash
+// file); the probe child below clears it. Null in builds without a sanitizer runtime.
+extern "C" void __sanitizer_set_death_callback(void (*)(void)) __attribute__((weak));
 
 namespace gcsim {
 
@@ -774,6 +782,46 @@ void check_hwloc_objects(const XmlElement& e, const std::string& path) {
   d.throw_if_errors();
 }
 
+// How libhwloc's load of `xml` ends, tried in a child process first: libhwloc 2.9
+// dereferences NULL or loops on some well-formed topologies whose objects disagree
+// (a fuzzer finding), and a reader must answer bad input with an error, never a crash.
+// The child runs with default signal dispositions, stderr closed and a 20 s alarm.
+struct ProbeResult {
+  bool loaded = false;
+  std::string why;  // when !loaded
+};
+
+ProbeResult probe_hwloc_load(const std::string& xml) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return {true, {}};  // no child to spare: load in-process as before
+  if (pid == 0) {
+    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(nullptr);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM}) ::signal(sig, SIG_DFL);
+    if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, STDERR_FILENO);
+    ::alarm(20);
+    hwloc_topology_t topo = nullptr;
+    int rc = 3;
+    if (hwloc_topology_init(&topo) == 0) {
+      if (hwloc_topology_set_xmlbuffer(topo, xml.c_str(), static_cast<int>(xml.size() + 1)) == 0) {
+        hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+        rc = hwloc_topology_load(topo) == 0 ? 0 : 3;
+      }
+      hwloc_topology_destroy(topo);
+    }
+    ::_exit(rc);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return {true, {}};
+  if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)) return {true, {}};
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+    return {false, "libhwloc " + std::to_string(hwloc_get_api_version() >> 16) + ".x did not finish loading it in 20 s"};
+  // Not the signal's name: under ASan the child exits 1 where a plain build gets SIGSEGV,
+  // and the diagnostic must be the same in both.
+  return {false, "libhwloc " + std::to_string(hwloc_get_api_version() >> 16) +
+                     ".x crashed loading it; its objects are inconsistent"};
+}
+
 }  // namespace
 
 HwlocImport import_hwloc_xml_detailed(const std::string& path, Diagnostics& warnings) {
@@ -807,6 +855,8 @@ HwlocImport import_hwloc_xml_detailed(const std::string& path, Diagnostics& warn
     throw InputError(SourceLoc{path, root.line, root.col},
                      "root element is <" + root.name + ">, not <topology>: not an hwloc XML topology");
   check_hwloc_objects(root, path);
+  if (const ProbeResult probe = probe_hwloc_load(xml); !probe.loaded)
+    throw InputError(SourceLoc{path, root.line, root.col}, "not a valid hwloc XML topology: " + probe.why);
   hwloc_topology_t topo = nullptr;
   if (hwloc_topology_init(&topo) != 0) throw InputError(loc, "hwloc_topology_init failed");
   std::unique_ptr<hwloc_topology, void (*)(hwloc_topology_t)> guard(topo, hwloc_topology_destroy);
