@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/core/diagnostics.hpp"
+#include "sim/core/hostlist.hpp"
 #include "sim/core/time.hpp"
 
 namespace gcsim {
@@ -61,9 +62,9 @@ struct NvlinkSpec {
 };
 
 /// Sizes every cluster reader refuses: Slurm keeps a node's CPU count in a uint16_t
-/// (node_info_t::cpus), and a million nodes is a hundred times the largest Slurm clusters.
+/// (node_info_t::cpus); a cluster has at most hostlist::max_hosts() nodes (a million).
 inline constexpr int64_t kMaxNodeCpus = 65535;
-inline constexpr size_t kMaxClusterNodes = 1'000'000;
+inline size_t max_cluster_nodes() { return hostlist::max_hosts(); }
 
 struct NodeTemplate {
   std::string name;

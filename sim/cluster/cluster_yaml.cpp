@@ -488,8 +488,8 @@ void Loader::load_nodes(const Entry& e, Cluster& c) {
     std::optional<std::vector<std::string>> names;
     if (names_entry) names = get_hostlist(*names_entry);
     if (!names) continue;
-    if (node_line_.size() + names->size() > kMaxClusterNodes) {
-      error(names_entry->value, "the cluster would have more than " + std::to_string(kMaxClusterNodes) +
+    if (node_line_.size() + names->size() > max_cluster_nodes()) {
+      error(names_entry->value, "the cluster would have more than " + std::to_string(max_cluster_nodes()) +
                                     " nodes with the " + count_of(names->size(), "name") + " of this set");
       return;
     }

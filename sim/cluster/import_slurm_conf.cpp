@@ -601,8 +601,8 @@ void Importer::node_line(const Line& line) {
                               std::to_string(kMaxNodeCpus) + " (Slurm counts a node's CPUs in 16 bits)");
     ok = false;
   }
-  if (nodes_.size() + failed_nodes_.size() + names->size() > kMaxClusterNodes) {
-    error(head.value_loc, "the cluster would have more than " + std::to_string(kMaxClusterNodes) + " nodes with the " +
+  if (nodes_.size() + failed_nodes_.size() + names->size() > max_cluster_nodes()) {
+    error(head.value_loc, "the cluster would have more than " + std::to_string(max_cluster_nodes()) + " nodes with the " +
                               std::to_string(names->size()) + " names of this line");
     return;
   }

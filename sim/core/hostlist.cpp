@@ -1,6 +1,7 @@
 #include "sim/core/hostlist.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <map>
 #include <tuple>
@@ -9,7 +10,8 @@ namespace gcsim::hostlist {
 
 namespace {
 
-constexpr size_t kMaxHosts = 1'000'000;
+constexpr size_t kDefaultMaxHosts = 1'000'000;
+std::atomic<size_t> g_max_hosts{kDefaultMaxHosts};
 
 bool set_error(std::string* error, std::string msg) {
   if (error) *error = std::move(msg);
@@ -35,7 +37,8 @@ bool expand_range_list(std::string_view body, std::vector<std::string>& out, std
     const long a = std::stol(std::string(lo));
     const long b = std::stol(std::string(hi));
     if (b < a) return set_error(error, "host range '" + std::string(item) + "' runs backwards");
-    if (static_cast<size_t>(b - a) >= kMaxHosts) return set_error(error, "host range '" + std::string(item) + "' has more than a million hosts");
+    if (static_cast<size_t>(b - a) >= max_hosts() - std::min(out.size(), max_hosts()))
+      return set_error(error, "host range '" + std::string(item) + "' has more than " + max_hosts_words() + " hosts");
     const size_t width = lo.size();
     for (long v = a; v <= b; ++v) {
       std::string s = std::to_string(v);
@@ -59,7 +62,8 @@ bool expand_term(std::string_view term, std::vector<std::string>& out, std::stri
       std::vector<std::string> parts;
       if (!expand_range_list(term.substr(i + 1, close - i - 1), parts, error)) return false;
       // `a[0-999]b[0-999]c[0-999]` is a billion names: bound the product, not each range.
-      if (acc.size() * parts.size() > kMaxHosts) return set_error(error, "host list has more than a million hosts");
+      if (acc.size() * parts.size() > max_hosts())
+        return set_error(error, "host list has more than " + max_hosts_words() + " hosts");
       std::vector<std::string> next;
       next.reserve(acc.size() * parts.size());
       for (const auto& a : acc)
@@ -81,6 +85,12 @@ bool expand_term(std::string_view term, std::vector<std::string>& out, std::stri
 
 }  // namespace
 
+size_t max_hosts() { return g_max_hosts.load(std::memory_order_relaxed); }
+void set_max_hosts(size_t n) { g_max_hosts.store(n, std::memory_order_relaxed); }
+std::string max_hosts_words() {
+  return max_hosts() == kDefaultMaxHosts ? std::string("a million") : std::to_string(max_hosts());
+}
+
 std::optional<std::vector<std::string>> expand(std::string_view expr, std::string* error) {
   std::vector<std::string> out;
   int depth = 0;
@@ -98,8 +108,8 @@ std::optional<std::vector<std::string>> expand(std::string_view expr, std::strin
         return std::nullopt;
       }
       if (!expand_term(term, out, error)) return std::nullopt;
-      if (out.size() > kMaxHosts) {
-        set_error(error, "host list has more than a million hosts");
+      if (out.size() > max_hosts()) {
+        set_error(error, "host list has more than " + max_hosts_words() + " hosts");
         return std::nullopt;
       }
       start = i + 1;

@@ -16,8 +16,14 @@
 #include <string_view>
 
 #include "sim/core/diagnostics.hpp"
+#include "sim/core/hostlist.hpp"
 
 namespace gcsim::fuzz {
+
+// Fuzzing explores structure, not scale: clusters and host lists are capped at 20,000
+// names (a million in gcsim itself). A seed naming a million valid hosts before its
+// error took 35-57 s to load under AddressSanitizer, past libFuzzer's timeout.
+inline const bool kHostCapSet = (hostlist::set_max_hosts(20'000), true);
 
 inline std::string bytes(const uint8_t* data, size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);
