@@ -11,6 +11,14 @@
 
 namespace gcsim {
 
+/// True in a build configured with -DGCSIM_REVERSED_TIES=ON: simulations then invert the
+/// tie order by default (SimulationOptions::reverse_ties inverts it back).
+#ifdef GCSIM_REVERSED_TIES
+inline constexpr bool kReversedTiesBuild = true;
+#else
+inline constexpr bool kReversedTiesBuild = false;
+#endif
+
 /// Stages inside one instant, in the order they run (see sim/README.md).
 enum class Phase : uint8_t {
   kRelease = 0,   // job ends and kills free resources first

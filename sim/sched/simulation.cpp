@@ -16,7 +16,7 @@ Simulation::Simulation(const Cluster& cluster, const Trace& trace, Policy& polic
       policy_(&policy),
       allocator_(&allocator),
       opt_(std::move(options)),
-      queue_(opt_.reverse_ties),
+      queue_(opt_.reverse_ties != kReversedTiesBuild),
       state_(cluster) {
   out_.resize(trace.jobs.size());
   is_running_.assign(trace.jobs.size(), 0);

@@ -134,7 +134,14 @@ TEST_CASE("every golden schedule is feasible, ordered and matches its golden fil
           fs::create_directories(fs::path(golden_path).parent_path());
           std::ofstream(golden_path, std::ios::binary) << golden_text(r);
         }
-        CHECK(golden_text(r) == slurp(golden_path));
+        const std::string want = slurp(golden_path), got = golden_text(r);
+        if (!kReversedTiesBuild) {
+          CHECK(got == want);
+        } else {  // a reversed-ties build: another event order, the same outputs
+          const size_t eol = want.find('\n');
+          CHECK(got.substr(0, eol) != want.substr(0, eol));
+          CHECK(got.substr(eol) == want.substr(eol));
+        }
       }
     }
   }
