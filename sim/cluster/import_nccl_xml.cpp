@@ -352,7 +352,8 @@ struct Importer {
     char* end = nullptr;
     const double gts = std::strtod(v.c_str(), &end);
     const std::string rest(trim(std::string_view(end)));
-    if (end == v.c_str()) {
+    // Past 1000 GT/s (or NaN) is no PCIe link, and would not fit the int printed below.
+    if (end == v.c_str() || !(gts >= 0 && gts <= 1000)) {
       w.warning(at(e), "unreadable link_speed '" + v + "'; PCIe generation left at the default");
       return std::nullopt;
     }
