@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <charconv>
 #include <map>
+#include <string_view>
 #include <tuple>
 
 namespace gcsim::hostlist {
@@ -124,14 +126,17 @@ std::optional<std::vector<std::string>> expand(std::string_view expr, std::strin
 
 std::string compress(const std::vector<std::string>& hosts) {
   // Split each host into prefix + trailing number (keeping its width), group by
-  // (prefix, width), sort numerically, and print runs.
-  struct Key {
-    std::string prefix;
+  // (prefix, width), sort numerically, and print runs. A NodeList has few groups
+  // and many hosts (a Curie job spans up to thousands of nodes): the groups are a
+  // short list searched from the last one used, and the hosts are read in place.
+  struct Group {
+    std::string_view prefix;
     size_t width;
-    bool operator<(const Key& o) const { return std::tie(prefix, width) < std::tie(o.prefix, o.width); }
+    std::vector<long> nums;
   };
-  std::map<Key, std::vector<long>> groups;
-  std::vector<std::string> plain;
+  std::vector<Group> groups;
+  std::vector<std::string_view> plain;
+  size_t last = 0;
   for (const auto& h : hosts) {
     size_t d = h.size();
     while (d > 0 && std::isdigit(static_cast<unsigned char>(h[d - 1]))) --d;
@@ -139,37 +144,57 @@ std::string compress(const std::vector<std::string>& hosts) {
       plain.push_back(h);
       continue;
     }
-    groups[{h.substr(0, d), h.size() - d}].push_back(std::stol(h.substr(d)));
+    const std::string_view prefix(h.data(), d);
+    const size_t width = h.size() - d;
+    long v = 0;
+    for (size_t i = d; i < h.size(); ++i) v = v * 10 + (h[i] - '0');
+    if (last >= groups.size() || groups[last].prefix != prefix || groups[last].width != width) {
+      last = 0;
+      while (last < groups.size() && (groups[last].prefix != prefix || groups[last].width != width)) ++last;
+      if (last == groups.size()) groups.push_back({prefix, width, {}});
+    }
+    groups[last].nums.push_back(v);
   }
+  std::sort(groups.begin(), groups.end(),
+            [](const Group& a, const Group& b) { return std::tie(a.prefix, a.width) < std::tie(b.prefix, b.width); });
   std::sort(plain.begin(), plain.end());
   plain.erase(std::unique(plain.begin(), plain.end()), plain.end());
-  // Terms sorted by prefix so the output is deterministic.
-  std::vector<std::pair<std::string, std::string>> terms;
-  for (const auto& p : plain) terms.emplace_back(p, p);
-  for (auto& group : groups) {
-    const auto& key = group.first;
-    auto& nums = group.second;
+  // Terms sorted by prefix so the output is deterministic: a plain name sorts by
+  // itself and before a group with that prefix; groups of one prefix by width.
+  std::vector<std::pair<std::string_view, std::string>> terms;
+  terms.reserve(plain.size() + groups.size());
+  for (const auto& p : plain) terms.emplace_back(p, std::string(p));
+  char buf[24];
+  for (auto& g : groups) {
+    auto& nums = g.nums;
     std::sort(nums.begin(), nums.end());
     nums.erase(std::unique(nums.begin(), nums.end()), nums.end());
-    auto pad = [&](long v) {
-      std::string s = std::to_string(v);
-      if (s.size() < key.width) s.insert(0, key.width - s.size(), '0');
-      return s;
+    std::string text(g.prefix);
+    auto put = [&](long v) {
+      const auto r = std::to_chars(buf, buf + sizeof buf, v);
+      const size_t len = static_cast<size_t>(r.ptr - buf);
+      if (len < g.width) text.append(g.width - len, '0');
+      text.append(buf, r.ptr);
     };
     if (nums.size() == 1) {
-      terms.emplace_back(key.prefix, key.prefix + pad(nums[0]));
+      put(nums[0]);
+      terms.emplace_back(g.prefix, std::move(text));
       continue;
     }
-    std::string body;
+    text += '[';
     for (size_t i = 0; i < nums.size();) {
       size_t j = i;
       while (j + 1 < nums.size() && nums[j + 1] == nums[j] + 1) ++j;
-      if (!body.empty()) body += ',';
-      body += pad(nums[i]);
-      if (j > i) body += "-" + pad(nums[j]);
+      if (i > 0) text += ',';
+      put(nums[i]);
+      if (j > i) {
+        text += '-';
+        put(nums[j]);
+      }
       i = j + 1;
     }
-    terms.emplace_back(key.prefix, key.prefix + "[" + body + "]");
+    text += ']';
+    terms.emplace_back(g.prefix, std::move(text));
   }
   std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string out;

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -221,15 +222,32 @@ std::optional<int64_t> parse_integer(std::string_view s) {
 
 std::string format_id_list(const std::vector<int>& ids) {
   std::string out;
+  append_id_list(out, ids);
+  return out;
+}
+
+void append_id_list(std::string& out, const std::vector<int>& ids, int scale) {
+  char buf[16];
+  auto put = [&](int64_t v) {
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+  };
+  // With scale > 1 each id is a run of `scale` consecutive values, so runs of ids
+  // are runs of values too.
+  const int64_t k = std::max(scale, 1);
+  const size_t start = out.size();
   for (size_t i = 0; i < ids.size();) {
     size_t j = i;
     while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ids[i]);
-    if (j > i) out += "-" + std::to_string(ids[j]);
+    if (out.size() != start) out += ',';
+    const int64_t lo = ids[i] * k, hi = ids[j] * k + k - 1;
+    put(lo);
+    if (hi > lo) {
+      out += '-';
+      put(hi);
+    }
     i = j + 1;
   }
-  return out;
 }
 
 std::string csv_field(const std::string& s) {

@@ -42,5 +42,8 @@ struct CsvCell {
 [[nodiscard]] std::string xml_escape(std::string_view s);
 /// Slurm's bit_fmt: sorted ids, runs of two or more written `a-b` ("0-3,8,10-11").
 [[nodiscard]] std::string format_id_list(const std::vector<int>& ids);
+/// The same, appended to `out`; ids[i] * scale + k for k in [0, scale) stand for each
+/// id (a core's hardware threads when scale is the threads per core).
+void append_id_list(std::string& out, const std::vector<int>& ids, int scale = 1);
 
 }  // namespace gcsim

@@ -73,24 +73,36 @@ void write_sacct(std::ostream& os, const Cluster& cluster, const Trace& trace, c
   for (size_t c = 0; c < cols.size(); ++c) s += (c ? "|" : "") + cols[c];
   s += '\n';
   os << s;
+  // Per-row buffers, reused: a row of a thousand-node job is tens of kilobytes.
+  std::vector<std::string> hosts;
+  std::string cpu_ids, gres_idx;
+  std::vector<std::pair<std::string, int64_t>> gpu_types, req_gpu;
   for (size_t j : order) {
     const Job& job = trace.jobs[j];
     const JobOutcome& o = out[j];
     const JobShape& sh = o.shape;
-    std::vector<std::string> hosts, cpu_ids, gres_idx;
+    hosts.resize(o.alloc.nodes.size());
+    cpu_ids.clear();
+    gres_idx.clear();
+    gpu_types.clear();
     int64_t ncpus = 0, mem = 0;
-    std::vector<std::pair<std::string, int64_t>> gpu_types;
-    for (const auto& na : o.alloc.nodes) {
+    for (size_t i = 0; i < o.alloc.nodes.size(); ++i) {
+      const NodeAlloc& na = o.alloc.nodes[i];
       const auto& t = cluster.tmpl(na.node);
       const std::string& host = cluster.nodes[na.node].name;
-      hosts.push_back(host);
-      std::vector<int> cpus;
-      for (int c : na.cores)
-        for (int th = 0; th < t.threads_per_core; ++th) cpus.push_back(c * t.threads_per_core + th);
-      ncpus += static_cast<int64_t>(cpus.size());
+      hosts[i] = host;
+      ncpus += static_cast<int64_t>(na.cores.size()) * t.threads_per_core;
       mem += na.mem_mb;
-      cpu_ids.push_back(host + ":" + format_id_list(cpus));
-      if (!na.gpus.empty()) gres_idx.push_back(host + ":" + format_id_list(na.gpus));
+      if (i) cpu_ids += ';';
+      cpu_ids += host;
+      cpu_ids += ':';
+      append_id_list(cpu_ids, na.cores, t.threads_per_core);
+      if (!na.gpus.empty()) {
+        if (!gres_idx.empty()) gres_idx += ';';
+        gres_idx += host;
+        gres_idx += ':';
+        append_id_list(gres_idx, na.gpus);
+      }
       for (int g : na.gpus) {
         const std::string& type = t.gpus[g].gres_type;
         auto it = std::find_if(gpu_types.begin(), gpu_types.end(), [&](const auto& p) { return p.first == type; });
@@ -105,25 +117,46 @@ void write_sacct(std::ostream& os, const Cluster& cluster, const Trace& trace, c
     if (sh.mem_per_node_mb > 0) req_mem = sh.mem_per_node_mb * sh.nodes_min;
     else if (sh.mem_per_cpu_mb > 0) req_mem = sh.mem_per_cpu_mb * sh.requested_cpus();
     else if (sh.mem_per_gpu_mb > 0) req_mem = sh.mem_per_gpu_mb * sh.requested_gpus();
-    std::vector<std::pair<std::string, int64_t>> req_gpu;
+    req_gpu.clear();
     if (!sh.gpu_type.empty()) req_gpu.emplace_back(sh.gpu_type, sh.requested_gpus());
     const std::string req = tres(sh.requested_cpus(), req_mem, sh.nodes_min, req_gpu, sh.requested_gpus());
     const std::string alloc = tres(ncpus, mem, static_cast<int64_t>(o.alloc.nodes.size()), gpu_types, o.alloc.gpus());
-    auto join = [](const std::vector<std::string>& v) {
-      std::string r;
-      for (size_t i = 0; i < v.size(); ++i) r += (i ? ";" : "") + v[i];
-      return r;
-    };
     const std::string& partition = cluster.partitions[sh.partition].name;
     const int64_t elapsed = o.end.whole_seconds() - o.start.whole_seconds();
-    s = std::to_string(job.id.value) + (job.array_task >= 0 ? "_" + std::to_string(job.array_task) : std::string()) +
-         '|' + job.name + '|' + partition + '|' + job.account + '|' + job.user + '|' +
-         ts(job.submit) + '|' + ts(o.eligible) + '|' + ts(o.start) + '|' + ts(o.end) + '|' +
-         slurm_time::format_elapsed(SimTime::seconds(elapsed)) + '|' + slurm_time::format_timelimit(sh.time_limit) +
-         '|' + state_name(job, o) + '|' + std::to_string(o.alloc.nodes.size()) + '|' + std::to_string(ncpus) + '|' +
-         hostlist::compress(hosts) + '|' + req + '|' + alloc + '|' +
-         (o.started_by == StartedBy::kBackfill ? "SchedBackfill" : "SchedMain") + '|' + join(cpu_ids) + '|' +
-         join(gres_idx) + '\n';
+    s.clear();
+    s += std::to_string(job.id.value);
+    if (job.array_task >= 0) s += "_" + std::to_string(job.array_task);
+    for (const std::string* f : {&job.name, &partition, &job.account, &job.user}) {
+      s += '|';
+      s += *f;
+    }
+    for (SimTime t : {job.submit, o.eligible, o.start, o.end}) {
+      s += '|';
+      s += ts(t);
+    }
+    s += '|';
+    s += slurm_time::format_elapsed(SimTime::seconds(elapsed));
+    s += '|';
+    s += slurm_time::format_timelimit(sh.time_limit);
+    s += '|';
+    s += state_name(job, o);
+    s += '|';
+    s += std::to_string(o.alloc.nodes.size());
+    s += '|';
+    s += std::to_string(ncpus);
+    s += '|';
+    s += hostlist::compress(hosts);
+    s += '|';
+    s += req;
+    s += '|';
+    s += alloc;
+    s += '|';
+    s += o.started_by == StartedBy::kBackfill ? "SchedBackfill" : "SchedMain";
+    s += '|';
+    s += cpu_ids;
+    s += '|';
+    s += gres_idx;
+    s += '\n';
     os << s;
   }
 }

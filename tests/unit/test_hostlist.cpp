@@ -23,6 +23,10 @@ TEST_CASE("hostlist: ranges, padding, products, lists", "[hostlist]") {
   CHECK(*expand("rack[1-2]-n[01-02]") == std::vector<std::string>{"rack1-n01", "rack1-n02", "rack2-n01", "rack2-n02"});
   CHECK(compress({"thin0002", "thin0001", "thin0003", "fat7"}) == "fat7,thin[0001-0003]");
   CHECK(compress(*expand("n[000-106]")) == "n[000-106]");
+  // Groups by (prefix, width), sorted by prefix; a plain name sorts by itself, before a
+  // group of the same prefix; duplicates once; past nine digits a name is plain.
+  CHECK(compress({"n10", "n9", "n010", "gpu", "n011", "gpu", "a1", "n9"}) == "a1,gpu,n9,n10,n[010-011]");
+  CHECK(compress({"n2", "n", "n1", "x1234567890", "n4"}) == "n,n[1-2,4],x1234567890");
 }
 
 TEST_CASE("hostlist: malformed and absurd expressions are errors", "[hostlist][invalid]") {
