@@ -729,7 +729,8 @@ std::vector<int> PlacementAllocator::order_nodes(const JobShape& shape, const Cl
     const auto& t = state.cluster().tmpl(n);
     keys.push_back({slurm_sched_weight(shape, state, n), state.node(n).free_cores * t.threads_per_core, i, n});
   }
-  std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+  // pos is unique, so the order is total: no stable sort (and its buffer) needed.
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     return std::tie(a.sched_weight, a.avail_cpus, a.pos) < std::tie(b.sched_weight, b.avail_cpus, b.pos);
   });
   std::vector<int> out;

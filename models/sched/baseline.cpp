@@ -165,14 +165,19 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
   const int head = queue[i];
 
   // Shadow time: release running jobs in order of their latest end until the head fits.
-  std::vector<int> running = ctx.running();
-  std::stable_sort(running.begin(), running.end(),
-                   [&](int a, int b) { return ctx.expected_end(a) < ctx.expected_end(b); });
+  // (expected end, place in ctx.running()) keys: the sort is the stable sort by end,
+  // with each end computed once rather than at every comparison.
+  thread_local std::vector<std::pair<SimTime, size_t>> by_end;
+  const std::vector<int> running = ctx.running();
+  by_end.clear();
+  by_end.reserve(running.size());
+  for (size_t k = 0; k < running.size(); ++k) by_end.emplace_back(ctx.expected_end(running[k]), k);
+  std::sort(by_end.begin(), by_end.end());
   Shadow shadow_state(ctx, head, alloc);
   SimTime shadow = SimTime::infinite();
-  for (size_t k = 0; k < running.size();) {
-    const SimTime t = ctx.expected_end(running[k]);
-    while (k < running.size() && ctx.expected_end(running[k]) == t) shadow_state.release(ctx.allocation(running[k++]));
+  for (size_t k = 0; k < by_end.size();) {
+    const SimTime t = by_end[k].first;
+    while (k < by_end.size() && by_end[k].first == t) shadow_state.release(ctx.allocation(running[by_end[k++].second]));
     if (shadow_state.head_fits()) {
       shadow = t;
       break;
