@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
-#include <map>
 #include <string_view>
 #include <tuple>
 
