@@ -706,37 +706,26 @@ int64_t slurm_sched_weight(const JobShape& shape, const ClusterState& state, int
   return (static_cast<int64_t>(state.cluster().nodes[node].weight) << 8) | (0xff - near);
 }
 
-std::vector<int> PlacementAllocator::order_nodes(const JobShape& shape, const ClusterState& state,
-                                                 const std::vector<int>& node_order) const {
+void PlacementAllocator::order_nodes(const JobShape& shape, const ClusterState& state,
+                                     const std::vector<int>& node_order, NodeOrder& out) const {
   const bool one_node = shape.nodes_max == 1;
-  if (mode_ != PlacementMode::kSlurm || !one_node) return node_order;
-  struct Key {
-    int64_t sched_weight;
-    int avail_cpus;
-    size_t pos;
-    int node;
-  };
-  std::vector<Key> keys;
-  keys.reserve(node_order.size());
-  const bool wants_gpus = shape.requested_gpus() > 0;
-  for (size_t i = 0; i < node_order.size(); ++i) {
-    const int n = node_order[i];
-    // a node with no free core takes no task (max_tasks_on_node): leaving it out of
-    // the order changes no allocation and keeps the sort to the nodes that matter;
-    if (state.node(n).free_cores == 0) continue;
-    // likewise a node with no free GPU for a job that asks for GPUs
-    if (wants_gpus && state.node(n).free_gpus == 0) continue;
-    const auto& t = state.cluster().tmpl(n);
-    keys.push_back({slurm_sched_weight(shape, state, n), state.node(n).free_cores * t.threads_per_core, i, n});
+  if (mode_ != PlacementMode::kSlurm || !one_node) {
+    out.use_list(node_order);
+    return;
   }
-  // pos is unique, so the order is total: no stable sort (and its buffer) needed.
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    return std::tie(a.sched_weight, a.avail_cpus, a.pos) < std::tie(b.sched_weight, b.avail_cpus, b.pos);
+  auto& keys = out.start_ranked();
+  const bool wants_gpus = shape.requested_gpus() > 0;
+  // A node with no free core takes no task, nor one with no free GPU a GPU job:
+  // the cheapest tests first, then whether the node could hold the whole job.
+  // Leaving out nodes the loop could not use changes no allocation.
+  for_each_open_node(state, node_order, shape.partition, [&](int n, size_t pos) {
+    const NodeState& s = state.node(n);
+    if (wants_gpus && s.free_gpus == 0) return;
+    if (!node_may_hold_one_node_job(shape, state, n)) return;
+    const auto& t = state.cluster().tmpl(n);
+    keys.push_back({slurm_sched_weight(shape, state, n), static_cast<int64_t>(s.free_cores) * t.threads_per_core, pos, n});
   });
-  std::vector<int> out;
-  out.reserve(keys.size());
-  for (const auto& k : keys) out.push_back(k.node);
-  return out;
+  out.rank();
 }
 
 std::string cpu_mask_hex(const std::vector<int>& os_cpus) {

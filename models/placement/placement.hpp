@@ -84,8 +84,9 @@ class PlacementAllocator final : public NodeLoopAllocator {
   /// Weight << 8 | (0xff - near_gpu_cnt), where near_gpu_cnt counts usable GPUs on
   /// sockets that still have free cores (capped by the job's need), then by the
   /// fewest available CPUs that still fit, then node order (slurm_internals.md 4.1, 4.3).
-  [[nodiscard]] std::vector<int> order_nodes(const JobShape& shape, const ClusterState& state,
-                                             const std::vector<int>& node_order) const override;
+  /// Nodes that could not hold the whole job are left out (the loop could not use them).
+  void order_nodes(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order,
+                   NodeOrder& out) const override;
   /// Per-task bindings of jobs without GPUs (what `gcsim real place` and srun_environment
   /// print): kept by default. A simulation reads bindings of GPU jobs only (host model,
   /// compare metrics) and drops the others; for logs of thousand-task MPI jobs (Curie

@@ -232,10 +232,18 @@ StepBreakdown StepRuntimeModel::step(const Job& job, const Allocation& a, int ru
 double StepRuntimeModel::reference_step_s(const Job& job, const JobShape& shape, const Allocation& actual) const {
   if (opt_.reference == ReferencePlacement::kIdeal) {
     // The best placement on this cluster: the same request, numa-bound, nothing else running.
-    std::vector<int> order(cluster_->nodes.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-    if (auto ideal = ideal_alloc_.allocate(shape, *empty_, partition_node_order(*cluster_, shape.partition)))
-      return step(job, *ideal).step_s;
+    const WorkloadProfile p = profiles_->for_job(job);
+    IdealKey key{shape, {p.compute_s, p.grad_bytes, static_cast<int>(p.collective), p.overlap, p.input_bytes,
+                         p.loader_s, p.loader_rho}};
+    key.first.time_limit = SimTime::infinite();  // placement on an empty cluster ignores it
+    auto it = ideal_cache_.find(key);
+    if (it == ideal_cache_.end()) {
+      std::optional<double> ref;
+      if (auto ideal = ideal_alloc_.allocate(shape, *empty_, empty_->partition_order(shape.partition)))
+        ref = step(job, *ideal).step_s;
+      it = ideal_cache_.emplace(std::move(key), ref).first;
+    }
+    if (it->second) return *it->second;
   }
   return step(job, actual).step_s;  // as recorded: the placement it got, alone
 }

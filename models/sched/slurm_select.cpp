@@ -99,7 +99,7 @@ std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape,
   }
   if (k <= 0) return std::nullopt;
   const bool cpu_only = shape.cpu_only();
-  const int G = cpu_only ? 0 : static_cast<int>(free_gpus_of_type(shape, state, node).size());
+  const int G = cpu_only ? 0 : count_free_gpus_of_type(shape, state, node);
   auto gpus_for = [&](int tasks) {
     if (shape.gpus_per_node > 0) return shape.gpus_per_node;
     if (shape.gpus_per_task > 0) return shape.gpus_per_task * tasks;
@@ -386,23 +386,22 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
                                                 int* leaves_used, bool place) const {
   if (!totals_allow(shape, state)) return std::nullopt;
   std::vector<Cap> caps;
-  const int n_nodes = static_cast<int>(cluster_->nodes.size());
   if (count_caps_ && select_is_exact(shape, state)) {
     // capacity() on these shapes, without its general steps: every node with a free
     // core takes min(tasks, free cores) (memory follows cores, so it cuts nothing; no
     // GPUs, so no placement is tried)
-    for (int node = 0; node < n_nodes; ++node) {
+    state.for_each_open([&](int node) {
+      if (!allowed[node]) return;
       const int free = state.node(node).free_cores;
-      if (!allowed[node] || free == 0) continue;
       caps.push_back(Cap{node, std::min(free, shape.tasks), 0, free * cluster_->tmpl(node).threads_per_core,
                          slurm_sched_weight(shape, state, node)});
-    }
+    });
   } else {
-    for (int node = 0; node < n_nodes; ++node) {
-      // capacity() is nothing on a node with no free core (every task takes one)
-      if (!allowed[node] || state.node(node).free_cores == 0) continue;
+    // capacity() is nothing on a node with no free core (every task takes one)
+    state.for_each_open([&](int node) {
+      if (!allowed[node]) return;
       if (auto c = capacity(shape, state, node)) caps.push_back(*c);
-    }
+    });
   }
   if (caps.empty()) return std::nullopt;
   const bool topo = uses_topology(shape);

@@ -1,6 +1,8 @@
 #include "sim/placement/allocator.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <tuple>
 
 namespace gcsim {
 
@@ -28,6 +30,18 @@ std::vector<int> free_gpus_of_type(const JobShape& shape, const ClusterState& st
   return out;
 }
 
+int count_free_gpus_of_type(const JobShape& shape, const ClusterState& state, int node) {
+  const auto& s = state.node(node);
+  if (shape.gpu_type.empty() && shape.gpu_types_allowed.empty()) return s.free_gpus;
+  const auto& t = state.cluster().tmpl(node);
+  int n = 0;
+  for (uint64_t bits = s.gpu_free; bits != 0; bits &= bits - 1) {
+    const auto g = static_cast<size_t>(std::countr_zero(bits));
+    n += g < t.gpus.size() && shape.gpu_type_ok(t.gpus[g].gres_type);
+  }
+  return n;
+}
+
 int cores_needed(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus) {
   if (shape.exclusive) return t.cores();
   int64_t cpus = static_cast<int64_t>(tasks) * shape.cpus_per_task;
@@ -49,8 +63,8 @@ int max_tasks_on_node(const JobShape& shape, const ClusterState& state, int node
   int k = per_task_cores > 0 ? s.free_cores / per_task_cores : s.free_cores;
   if (shape.tasks_per_node > 0) k = std::min(k, shape.tasks_per_node);
   if (shape.gpus_per_task > 0)
-    k = std::min(k, static_cast<int>(free_gpus_of_type(shape, state, node).size()) / shape.gpus_per_task);
-  if (shape.gpus_per_node > 0 && static_cast<int>(free_gpus_of_type(shape, state, node).size()) < shape.gpus_per_node)
+    k = std::min(k, count_free_gpus_of_type(shape, state, node) / shape.gpus_per_task);
+  if (shape.gpus_per_node > 0 && count_free_gpus_of_type(shape, state, node) < shape.gpus_per_node)
     return 0;
   if (t.memory_mb > 0 && !shape.exclusive && !shape.mem_whole_node) {
     if (shape.mem_per_cpu_mb > 0) {
@@ -136,12 +150,12 @@ FitBound::Term bound_term(const JobShape& shape, const ClusterState& state, int 
     const auto [tasks, gpus] = share;
     if (cores_needed(shape, tm, tasks, gpus) > s.free_cores) return t;
     if (tm.memory_mb > 0 && node_memory_mb(shape, tm, tasks, gpus) > s.free_mem_mb) return t;
-    if (gpus > 0 && static_cast<int>(free_gpus_of_type(shape, state, node).size()) < gpus) return t;
+    if (gpus > 0 && count_free_gpus_of_type(shape, state, node) < gpus) return t;
     t.tasks = 1;
     return t;
   }
   t.tasks = std::min(shape.tasks, max_tasks_on_node(shape, state, node));
-  if (t.tasks > 0 && shape.gpus_total > 0) t.gpus = static_cast<int64_t>(free_gpus_of_type(shape, state, node).size());
+  if (t.tasks > 0 && shape.gpus_total > 0) t.gpus = count_free_gpus_of_type(shape, state, node);
   return t;
 }
 
@@ -217,6 +231,49 @@ void FitBound::refresh(int node) {
   terms_[node] = t;
 }
 
+namespace {
+
+bool ranked_after(const NodeOrder::Ranked& a, const NodeOrder::Ranked& b) {
+  return std::tie(a.key1, a.key2, a.pos) > std::tie(b.key1, b.key2, b.pos);
+}
+
+}  // namespace
+
+// The first node is nearly always the last one asked for: it is found by one scan,
+// and the heap is built only when a second is wanted.
+void NodeOrder::rank() {
+  heaped_ = false;
+  first_taken_ = false;
+}
+
+int NodeOrder::pop_ranked() {
+  if (ranked_.empty()) return -1;
+  if (!heaped_) {
+    if (!first_taken_) {
+      first_taken_ = true;
+      auto least = std::min_element(ranked_.begin(), ranked_.end(),
+                                    [](const Ranked& a, const Ranked& b) { return ranked_after(b, a); });
+      std::iter_swap(least, ranked_.end() - 1);
+      const int node = ranked_.back().node;
+      ranked_.pop_back();
+      return node;
+    }
+    std::make_heap(ranked_.begin(), ranked_.end(), ranked_after);
+    heaped_ = true;
+  }
+  std::pop_heap(ranked_.begin(), ranked_.end(), ranked_after);
+  const int node = ranked_.back().node;
+  ranked_.pop_back();
+  return node;
+}
+
+bool node_may_hold_one_node_job(const JobShape& shape, const ClusterState& state, int node) {
+  if (shape.fixed_nodes) return bound_term(shape, state, node, smallest_share(shape)).tasks > 0;
+  // Packed onto one node: every task and every GPU there.
+  const FitBound::Term t = bound_term(shape, state, node, {0, 0});
+  return t.tasks >= shape.tasks && t.gpus >= shape.gpus_total;
+}
+
 bool Allocator::fits(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order) const {
   if (bound_is_exact(shape)) return totals_allow(shape, state) && bound_allows_now(shape, state, node_order);
   return allocate(shape, state, node_order).has_value();
@@ -238,7 +295,14 @@ std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, con
   // Placing inside nodes is the costly part: first the node-by-node bound, which
   // fails much sooner on a busy cluster and never refuses what the loop would place.
   if (!bound_allows_now(shape, state, partition_order)) return std::nullopt;
-  const std::vector<int> node_order = order_nodes(shape, state, partition_order);
+  thread_local NodeOrder order;
+  order_nodes(shape, state, partition_order, order);
+  // A node with no free core takes no task of a packed shape (max_tasks_on_node) and
+  // no share of a fixed one (each task takes a whole core, or --exclusive an idle
+  // node): where the order allows, only nodes with a free core are walked.
+  if (order.lists(partition_order) && (!shape.fixed_nodes || shape.cpus_per_task >= 1 || shape.exclusive))
+    if (const uint64_t* members = state.scannable_members(partition_order, shape.partition))
+      order.use_scan(members, state.open_bits(), state.node_words());
   // Node allocations are gathered in preference order in a per-thread scratch list,
   // then moved once, in node order, into an exactly sized result (growing and sorting
   // the result itself moved each 96-byte NodeAlloc several times: 11% of a Curie run).
@@ -258,7 +322,7 @@ std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, con
                      [](const Need& x, const Need& y) { return std::tie(x.tasks, x.gpus) > std::tie(y.tasks, y.gpus); });
     std::vector<bool> used(needs.size(), false);
     size_t placed = 0;
-    for (int node : node_order) {
+    for (int node = order.next(); node >= 0; node = order.next()) {
       if (placed == needs.size()) break;
       for (size_t i = 0; i < needs.size(); ++i) {
         if (used[i]) continue;
@@ -278,14 +342,14 @@ std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, con
     // Tasks packed onto as few nodes as possible, in preference order.
     int tasks_left = shape.tasks;
     int gpus_left = shape.gpus_total;
-    for (int node : node_order) {
+    for (int node = order.next(); node >= 0; node = order.next()) {
       if (tasks_left == 0 && gpus_left == 0) break;
       if (static_cast<int>(scratch.size()) == shape.nodes_max) break;
       int k = std::min(tasks_left, max_tasks_on_node(shape, state, node));
       if (k == 0) continue;
       int g = shape.gpus_per_task > 0 ? k * shape.gpus_per_task : shape.gpus_per_node;
       if (gpus_left > 0) {
-        const int avail = static_cast<int>(free_gpus_of_type(shape, state, node).size());
+        const int avail = count_free_gpus_of_type(shape, state, node);
         g = std::min(gpus_left, avail);
         if (g == 0) continue;
         // Keep a task for each further node the remaining GPUs will need.

@@ -1,5 +1,7 @@
 #include "sim/placement/node_state.hpp"
 
+#include "sim/placement/job_shape.hpp"  // partition_node_order
+
 #include <algorithm>
 #include <bit>
 #include <stdexcept>
@@ -96,6 +98,20 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
     if (t.memory_mb > 0 && t.cores() > 0)
       mem_per_core_floor_ = std::min<int64_t>(mem_per_core_floor_, t.memory_mb / (int64_t{t.cores()} * t.threads_per_core));
   }
+  open_.assign(core_words(static_cast<int>(nodes_.size())), 0);
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].free_cores > 0) open_[i >> 6] |= 1ULL << (i & 63);
+  auto orders = std::make_shared<PartitionOrders>();
+  for (size_t p = 0; p < cluster.partitions.size(); ++p) {
+    PartitionOrders::Part part;
+    part.order = partition_node_order(cluster, static_cast<int>(p));
+    part.ascending = std::is_sorted(part.order.begin(), part.order.end()) &&
+                     std::adjacent_find(part.order.begin(), part.order.end()) == part.order.end();
+    part.members.assign(open_.size(), 0);
+    for (int n : part.order) part.members[static_cast<size_t>(n) >> 6] |= 1ULL << (n & 63);
+    orders->parts.push_back(std::move(part));
+  }
+  orders_ = std::move(orders);
 }
 
 bool ClusterState::memory_heavy(const NodeAlloc& na) const {
@@ -124,6 +140,7 @@ void ClusterState::allocate(const Allocation& a) {
     uint64_t* w = core_words_.data() + s.core_word;
     for (int c : na.cores) w[c >> 6] &= ~(1ULL << (c & 63));
     s.free_cores -= static_cast<int>(na.cores.size());
+    if (s.free_cores == 0) open_[static_cast<size_t>(na.node) >> 6] &= ~(1ULL << (na.node & 63));
     for (int g : na.gpus) s.gpu_free &= ~(1ULL << g);
     s.free_gpus -= static_cast<int>(na.gpus.size());
     if (cluster_->tmpl(na.node).memory_mb > 0) s.free_mem_mb -= na.mem_mb;
@@ -140,6 +157,7 @@ void ClusterState::release(const Allocation& a) {
     uint64_t* w = core_words_.data() + s.core_word;
     for (int c : na.cores) w[c >> 6] |= 1ULL << (c & 63);
     s.free_cores += static_cast<int>(na.cores.size());
+    if (s.free_cores > 0) open_[static_cast<size_t>(na.node) >> 6] |= 1ULL << (na.node & 63);
     for (int g : na.gpus) s.gpu_free |= (1ULL << g);
     s.free_gpus += static_cast<int>(na.gpus.size());
     if (cluster_->tmpl(na.node).memory_mb > 0) s.free_mem_mb += na.mem_mb;

@@ -2,7 +2,9 @@
 // of its nodes. The scheduler mechanism allocates and releases; placement reads.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -89,6 +91,19 @@ struct NodeState {
   int jobs = 0;              // jobs holding anything here
 };
 
+/// Each partition's nodes in the order Slurm considers them (partition_node_order),
+/// built once per ClusterState and shared by its copies. An allocator handed one of
+/// these very vectors (ClusterState::partition_order) whose order is ascending node
+/// ids can walk only the nodes with a free core, 64 nodes a word, instead of every node.
+struct PartitionOrders {
+  struct Part {
+    std::vector<int> order;
+    bool ascending = false;          // order is increasing node ids
+    std::vector<uint64_t> members;   // bit n: node n is in the partition
+  };
+  std::vector<Part> parts;
+};
+
 class ClusterState {
  public:
   explicit ClusterState(const Cluster& cluster);
@@ -100,6 +115,27 @@ class ClusterState {
   /// Node i's free cores, one bit per Slurm abstract core.
   [[nodiscard]] CoreBits core_free(int i) const {
     return {core_words_.data() + nodes_[i].core_word, cluster_->tmpl(i).cores()};
+  }
+  /// Partition p's nodes in Slurm's order (what partition_node_order gives).
+  [[nodiscard]] const std::vector<int>& partition_order(int p) const { return orders_->parts[p].order; }
+  /// When `order` is this state's partition_order(p) (the same vector) and ascending:
+  /// the partition's member bits, which with open_bits() give its nodes with a free
+  /// core in order. nullptr otherwise.
+  [[nodiscard]] const uint64_t* scannable_members(const std::vector<int>& order, int p) const {
+    if (p < 0 || static_cast<size_t>(p) >= orders_->parts.size()) return nullptr;
+    const auto& part = orders_->parts[p];
+    return &order == &part.order && part.ascending ? part.members.data() : nullptr;
+  }
+  /// Bit n set: node n has a free core. node_words() words.
+  [[nodiscard]] const uint64_t* open_bits() const { return open_.data(); }
+  [[nodiscard]] size_t node_words() const { return open_.size(); }
+  /// Calls f(node) for every node with a free core, by increasing id, visiting a word
+  /// of 64 nodes at a time (a busy cluster's full nodes cost nothing).
+  template <class F>
+  void for_each_open(F&& f) const {
+    for (size_t w = 0; w < open_.size(); ++w)
+      for (uint64_t bits = open_[w]; bits != 0; bits &= bits - 1)
+        f(static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits))));
   }
   [[nodiscard]] int64_t free_cores_total() const { return free_cores_total_; }
   [[nodiscard]] int64_t free_gpus_total() const { return free_gpus_total_; }
@@ -125,6 +161,8 @@ class ClusterState {
   const Cluster* cluster_;
   std::vector<NodeState> nodes_;
   std::vector<uint64_t> core_words_;  // every node's core bits, node after node
+  std::vector<uint64_t> open_;        // bit n: nodes_[n].free_cores > 0
+  std::shared_ptr<const PartitionOrders> orders_;
   int64_t free_cores_total_ = 0;
   int64_t free_gpus_total_ = 0;
   int max_tpc_ = 1;

@@ -20,8 +20,6 @@ Simulation::Simulation(const Cluster& cluster, const Trace& trace, Policy& polic
       state_(cluster) {
   out_.resize(trace.jobs.size());
   is_running_.assign(trace.jobs.size(), 0);
-  for (size_t p = 0; p < cluster.partitions.size(); ++p)
-    partition_order_.push_back(partition_node_order(cluster, static_cast<int>(p)));
   self_driven_ = !policy.pass_on_change();
   parse_dependencies();
 }
@@ -121,7 +119,7 @@ void Simulation::process(const Event& e) {
         JobShape key = *shape;
         key.time_limit = SimTime();
         auto [it, fresh] = ever_fits_.try_emplace(std::move(key), false);
-        if (fresh) it->second = allocator_->fits(*shape, *empty_, partition_order_[shape->partition]);
+        if (fresh) it->second = allocator_->fits(*shape, *empty_, empty_->partition_order(shape->partition));
         if (!it->second) why = "requested node configuration is not available";
       }
       if (!shape || !why.empty()) {
@@ -346,7 +344,9 @@ std::vector<int> Simulation::running() const {
   return r;
 }
 
-const std::vector<int>& Simulation::node_order(int j) const { return partition_order_[out_[j].shape.partition]; }
+const std::vector<int>& Simulation::node_order(int j) const {
+  return state_.partition_order(out_[j].shape.partition);
+}
 
 // The limit is on total run time: a resumed job may run for what its earlier segments left.
 SimTime Simulation::expected_end(int j) const {

@@ -156,7 +156,6 @@ class Simulation final : private SchedContext {
   std::vector<int> pending_;
   std::vector<uint8_t> is_running_;
   std::vector<int> running_;
-  std::vector<std::vector<int>> partition_order_;
   std::vector<int> started_this_pass_;
   std::vector<int> preempted_this_pass_;
   Fingerprint fp_;

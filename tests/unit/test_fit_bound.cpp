@@ -9,12 +9,16 @@
 //  - for packed CPU-only shapes it equals the node-by-node sum computed here.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
+#include <tuple>
 
 #include "models/placement/placement.hpp"
 #include "sim/cluster/cluster_yaml.hpp"
+#include "sim/cluster/import_slurm_conf.hpp"
 #include "sim/placement/job_shape.hpp"
 #include "sim/workload/sbatch_options.hpp"
+#include "tests/unit/state_walk.hpp"
 #include "tests/unit/test_paths.hpp"
 
 using namespace gcsim;
@@ -221,4 +225,108 @@ TEST_CASE("Free cores decide memory per CPU only while no held job is memory-hea
   check("-n 6", false, true);
   state.release(heavy);
   check("-n 9", true, true);
+}
+
+namespace {
+
+// What a one-node job gets in Slurm's order computed the plain way: every node of the
+// order ranked by (sched_weight, available CPUs, position), fully sorted, and the first
+// one take_on_node accepts.
+std::optional<Allocation> one_node_by_full_sort(const PlacementAllocator& alloc, const JobShape& s,
+                                                const ClusterState& state, const std::vector<int>& order) {
+  std::vector<std::tuple<int64_t, int64_t, size_t, int>> keys;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int n = order[i];
+    keys.emplace_back(slurm_sched_weight(s, state, n),
+                      int64_t{state.node(n).free_cores} * state.cluster().tmpl(n).threads_per_core, i, n);
+  }
+  std::sort(keys.begin(), keys.end());
+  const int gpus = s.gpus_total > 0 ? s.gpus_total : s.gpus_per_task > 0 ? s.gpus_per_task * s.tasks : s.gpus_per_node;
+  if (!totals_allow(s, state)) return std::nullopt;
+  for (const auto& k : keys)
+    if (auto na = alloc.take_on_node(s, state, std::get<3>(k), s.tasks, gpus)) {
+      Allocation a;
+      a.nodes.push_back(std::move(*na));
+      return a;
+    }
+  return std::nullopt;
+}
+
+bool same_allocation(const std::optional<Allocation>& x, const std::optional<Allocation>& y) {
+  if (x.has_value() != y.has_value()) return false;
+  if (!x) return true;
+  if (x->nodes.size() != y->nodes.size()) return false;
+  for (size_t i = 0; i < x->nodes.size(); ++i) {
+    const auto &a = x->nodes[i], &b = y->nodes[i];
+    if (a.node != b.node || a.tasks != b.tasks || a.cores != b.cores || a.gpus != b.gpus || a.mem_mb != b.mem_mb)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("Walking only nodes with free cores and ranking one-node jobs lazily place as the full walk does",
+          "[placement][fitbound]") {
+  // The allocator walks only nodes with a free core when handed a state's own
+  // partition order that is ascending (Curie, the oracle's GPU case), and ranks a
+  // one-node job's candidates in a heap popped on demand. A copy of the same order is
+  // walked node by node: every placement must be the same, and one-node jobs must get
+  // the node a full sort of every node picks. two-types has node Weights, so its order
+  // is not ascending and always walked.
+  const std::vector<std::string> args = {"-n 1", "-n 4", "-N 1 -n 6", "-n 40", "-n 130 -c 2", "-n 3000", "-N 2 -n 4",
+                                         "-N 3 --ntasks-per-node=5", "-n 2 --mem-per-cpu=4G", "--exclusive -N 2",
+                                         "-n 1 --gpus=1", "-n 1 -c 3 --gpus=2", "-N 1 --gpus-per-node=2",
+                                         "-n 4 --gpus-per-task=1"};
+  for (const std::string conf : {"configs/curie/slurm.conf", "tests/oracle/gpu-sockets/slurm.conf",
+                                 "tests/oracle/two-types/slurm.conf"}) {
+    Diagnostics w;
+    const Cluster c = load_slurm_conf(test::src(conf), w);
+    const bool has_gpus = c.total_gpus() > 0;
+    std::vector<JobShape> shapes;
+    for (const auto& a : args) {
+      if (!has_gpus && a.find("gpu") != std::string::npos) continue;
+      shapes.push_back(shape_of(c, a));
+    }
+    PlacementAllocator alloc(PlacementMode::kSlurm);
+    alloc.keep_cpu_job_bindings(false);
+    ClusterState state(c);
+    const int p = c.default_partition();
+    const bool ascending = std::is_sorted(state.partition_order(p).begin(), state.partition_order(p).end());
+    CHECK(ascending == (conf != "tests/oracle/two-types/slurm.conf"));
+    CHECK((state.scannable_members(state.partition_order(p), p) != nullptr) == ascending);
+    const std::vector<int> copy = state.partition_order(p);  // the same nodes, never scanned
+    CHECK(state.scannable_members(copy, p) == nullptr);
+    std::mt19937_64 rng(11);
+    std::vector<Allocation> held;
+    int one_node_checked = 0, placed = 0;
+    for (int step = 0; step < 1500; ++step) {
+      const auto& s = shapes[rng() % shapes.size()];
+      INFO(conf << " step " << step);
+      const ClusterState shadow = state;  // a copy keeps the shared orders
+      REQUIRE((shadow.scannable_members(state.partition_order(p), p) != nullptr) == ascending);
+      auto a = alloc.allocate(s, shadow, state.partition_order(p));
+      CHECK(same_allocation(a, alloc.allocate(s, state, copy)));
+      if (s.nodes_max == 1) {
+        CHECK(same_allocation(a, one_node_by_full_sort(alloc, s, state, copy)));
+        ++one_node_checked;
+      }
+      placed += test::hold_or_release(state, held, a, rng, 4);
+      for (int i = 0; i < 8; ++i) {
+        const int n = static_cast<int>(rng() % state.size());
+        CHECK(count_free_gpus_of_type(s, state, n) == static_cast<int>(free_gpus_of_type(s, state, n).size()));
+      }
+      // The open-node bits follow the free cores.
+      int open = 0;
+      state.for_each_open([&](int n) {
+        CHECK(state.node(n).free_cores > 0);
+        ++open;
+      });
+      int with_free = 0;
+      for (size_t n = 0; n < state.size(); ++n) with_free += state.node(static_cast<int>(n)).free_cores > 0;
+      CHECK(open == with_free);
+    }
+    CHECK(placed > 200);
+    CHECK(one_node_checked > 200);
+  }
 }

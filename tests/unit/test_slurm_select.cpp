@@ -19,6 +19,7 @@
 #include "sim/cluster/import_slurm_conf.hpp"
 #include "sim/placement/job_shape.hpp"
 #include "sim/workload/sbatch_options.hpp"
+#include "tests/unit/state_walk.hpp"
 #include "tests/unit/test_paths.hpp"
 
 using namespace gcsim;
@@ -124,15 +125,7 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
         REQUIRE(g->nodes.size() == a->nodes.size());
         for (size_t i = 0; i < a->nodes.size(); ++i) CHECK(g->nodes[i].cores == a->nodes[i].cores);
       }
-      if (a && rng() % 3 != 0) {
-        state.allocate(*a);
-        held.push_back(std::move(*a));
-        ++placed;
-      } else if (!held.empty()) {
-        const size_t k = rng() % held.size();
-        state.release(held[k]);
-        held.erase(held.begin() + static_cast<long>(k));
-      }
+      placed += test::hold_or_release(state, held, a, rng, 3);
     }
     INFO(conf << (light ? " light" : "") << ": " << exact_fit << " exact fits, " << refused << " refused");
     CHECK(placed > 30);
