@@ -164,20 +164,14 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
   if (i >= queue.size()) return;
   const int head = queue[i];
 
-  // Shadow time: release running jobs in order of their latest end until the head fits.
-  // (expected end, place in ctx.running()) keys: the sort is the stable sort by end,
-  // with each end computed once rather than at every comparison.
-  thread_local std::vector<std::pair<SimTime, size_t>> by_end;
-  const std::vector<int> running = ctx.running();
-  by_end.clear();
-  by_end.reserve(running.size());
-  for (size_t k = 0; k < running.size(); ++k) by_end.emplace_back(ctx.expected_end(running[k]), k);
-  std::sort(by_end.begin(), by_end.end());
+  // Shadow time: release running jobs in order of their latest end (then job index)
+  // until the head fits.
+  const auto& by_end = ctx.running_by_end();
   Shadow shadow_state(ctx, head, alloc);
   SimTime shadow = SimTime::infinite();
   for (size_t k = 0; k < by_end.size();) {
     const SimTime t = by_end[k].first;
-    while (k < by_end.size() && by_end[k].first == t) shadow_state.release(ctx.allocation(running[by_end[k++].second]));
+    while (k < by_end.size() && by_end[k].first == t) shadow_state.release(ctx.allocation(by_end[k++].second));
     if (shadow_state.head_fits()) {
       shadow = t;
       break;

@@ -39,6 +39,15 @@ class SchedContext {
   [[nodiscard]] virtual const Allocation& allocation(int j) const = 0;
   /// When a running job will end at the latest, as the scheduler knows it: start + limit.
   [[nodiscard]] virtual SimTime expected_end(int j) const = 0;
+  /// Running jobs as (expected_end, job index), in that order (EASY's shadow search).
+  /// The default sorts running(); a context may keep the list in order as jobs start
+  /// and stop. Valid until the next start, preemption or end.
+  [[nodiscard]] virtual const std::vector<std::pair<SimTime, int>>& running_by_end() const {
+    by_end_.clear();
+    for (int j : running()) by_end_.emplace_back(expected_end(j), j);
+    std::sort(by_end_.begin(), by_end_.end());
+    return by_end_;
+  }
   [[nodiscard]] virtual const Allocator& allocator() const = 0;
   /// Starts a pending job now on `a` (which must fit). Applied at once: later
   /// queries in the same pass see it. By value: a caller done with `a` moves it in.
@@ -73,6 +82,9 @@ class SchedContext {
     const auto r = running();
     return std::find(r.begin(), r.end(), j) != r.end() ? now() - start_time(j) : SimTime{};
   }
+
+ private:
+  mutable std::vector<std::pair<SimTime, int>> by_end_;  // running_by_end()'s default
 };
 
 class Policy {

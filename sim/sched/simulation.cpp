@@ -20,6 +20,7 @@ Simulation::Simulation(const Cluster& cluster, const Trace& trace, Policy& polic
       state_(cluster) {
   out_.resize(trace.jobs.size());
   is_running_.assign(trace.jobs.size(), 0);
+  end_key_.assign(trace.jobs.size(), SimTime{});
   self_driven_ = !policy.pass_on_change();
   parse_dependencies();
 }
@@ -290,6 +291,10 @@ void Simulation::leave_running(int j) {
   if (it != running_.end()) {
     *it = running_.back();
     running_.pop_back();
+    const auto key = std::make_pair(end_key_[j], j);
+    const auto at = std::lower_bound(by_end_.begin(), by_end_.end(), key);
+    if (at == by_end_.end() || *at != key) throw std::logic_error("running job missing from the end order");
+    by_end_.erase(at);
   }
   if (opt_.runtime) {
     opt_.runtime->job_ended(j);
@@ -396,6 +401,9 @@ void Simulation::start(int j, Allocation a, StartedBy by) {
   o.speed = 1;
   is_running_[j] = 1;
   running_.push_back(j);
+  end_key_[j] = expected_end(j);
+  const auto key = std::make_pair(end_key_[j], j);
+  by_end_.insert(std::lower_bound(by_end_.begin(), by_end_.end(), key), key);
   started_this_pass_.push_back(j);
   fp_.add(0xfeedULL << 48 | static_cast<uint64_t>(j));
   if (opt_.runtime) {
