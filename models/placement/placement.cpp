@@ -134,13 +134,12 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
     }
     if (n == free && n == v.req.tasks * v.cores_per_task()) return v.free_cores_where([](int) { return true; });
   }
-  std::vector<int> free_per_socket(S, 0);
-  for (int c = 0; c < v.t.cores(); ++c) free_per_socket[v.t.socket_of_core(c)] += v.core_free[c];
-  std::vector<int> order(S);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return free_per_socket[a] > free_per_socket[b]; });
-
   if (v.req.gpus > 0) {
+    std::vector<int> free_per_socket(S, 0);
+    for (int c = 0; c < v.t.cores(); ++c) free_per_socket[v.t.socket_of_core(c)] += v.core_free[c];
+    std::vector<int> order(S);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return free_per_socket[a] > free_per_socket[b]; });
     // Mark sockets required, most free cores first, until they hold enough GPUs.
     std::vector<uint8_t> required(S, 0);
     int collected = 0;
@@ -197,11 +196,15 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
   // CPU-only: cyclic across sockets (default) or block.
   const bool block = v.req.distribution.find(":block") != std::string::npos ||
                      v.req.distribution.rfind("plane", 0) == 0;
-  std::vector<std::vector<int>> per(S);
-  for (auto& p : per) p.reserve(static_cast<size_t>(v.t.cores_per_socket()));
+  // Per-socket free cores in scratch lists kept across calls (this runs for every node
+  // of every CPU job placed: a Curie run places 15 million).
+  thread_local std::vector<std::vector<int>> per;
+  thread_local std::vector<size_t> next;
+  if (per.size() < static_cast<size_t>(S)) per.resize(static_cast<size_t>(S));
+  for (int q = 0; q < S; ++q) per[q].clear();
+  next.assign(static_cast<size_t>(S), 0);
   for (int c = 0; c < v.t.cores(); ++c)
     if (v.core_free[c]) per[v.t.socket_of_core(c)].push_back(c);
-  std::vector<size_t> next(S, 0);
   std::vector<int> out;
   out.reserve(static_cast<size_t>(n));
   if (block) {

@@ -234,7 +234,9 @@ void FitBound::refresh(int node) {
 namespace {
 
 bool ranked_after(const NodeOrder::Ranked& a, const NodeOrder::Ranked& b) {
-  return std::tie(a.key1, a.key2, a.pos) > std::tie(b.key1, b.key2, b.pos);
+  if (a.key1 != b.key1) return a.key1 > b.key1;
+  if (a.key2 != b.key2) return a.key2 > b.key2;
+  return a.pos > b.pos;
 }
 
 }  // namespace
@@ -322,8 +324,11 @@ std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, con
                      [](const Need& x, const Need& y) { return std::tie(x.tasks, x.gpus) > std::tie(y.tasks, y.gpus); });
     std::vector<bool> used(needs.size(), false);
     size_t placed = 0;
-    for (int node = order.next(); node >= 0; node = order.next()) {
-      if (placed == needs.size()) break;
+    // The stop tests come before next(): asking for a node past the last one needed
+    // would make a ranked order build its heap.
+    while (placed < needs.size()) {
+      const int node = order.next();
+      if (node < 0) break;
       for (size_t i = 0; i < needs.size(); ++i) {
         if (used[i]) continue;
         if (i > 0 && !used[i - 1] && needs[i].tasks == needs[i - 1].tasks && needs[i].gpus == needs[i - 1].gpus)
@@ -342,9 +347,10 @@ std::optional<Allocation> NodeLoopAllocator::allocate(const JobShape& shape, con
     // Tasks packed onto as few nodes as possible, in preference order.
     int tasks_left = shape.tasks;
     int gpus_left = shape.gpus_total;
-    for (int node = order.next(); node >= 0; node = order.next()) {
-      if (tasks_left == 0 && gpus_left == 0) break;
+    while (tasks_left > 0 || gpus_left > 0) {
       if (static_cast<int>(scratch.size()) == shape.nodes_max) break;
+      const int node = order.next();
+      if (node < 0) break;
       int k = std::min(tasks_left, max_tasks_on_node(shape, state, node));
       if (k == 0) continue;
       int g = shape.gpus_per_task > 0 ? k * shape.gpus_per_task : shape.gpus_per_node;
