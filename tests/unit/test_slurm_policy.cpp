@@ -6,6 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>  // getpid
 
 #include "models/placement/placement.hpp"
 #include "models/priority/multifactor.hpp"
@@ -29,13 +32,17 @@ Cluster oracle_cluster(const std::string& name) {
 
 std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
                                   std::map<std::string, std::string> overrides = {}) {
-  const std::string path = (fs::temp_directory_path() / "gcsim_slurm_policy_trace.csv").string();
+  // One file per process: ctest runs these test cases in parallel processes, and a
+  // shared name let one read a file another was still writing.
+  const std::string path =
+      (fs::temp_directory_path() / ("gcsim_slurm_policy_trace." + std::to_string(::getpid()) + ".csv")).string();
   {
     std::ofstream f(path);
     f << csv;
   }
   Diagnostics w;
   const Trace t = read_trace(path, w);
+  fs::remove(path);
   SlurmPolicyInputs in;
   in.cluster = &c;
   in.overrides = std::move(overrides);
