@@ -709,18 +709,17 @@ int64_t slurm_sched_weight(const JobShape& shape, const ClusterState& state, int
   return (static_cast<int64_t>(state.cluster().nodes[node].weight) << 8) | (0xff - near);
 }
 
-void PlacementAllocator::order_nodes(const JobShape& shape, const ClusterState& state,
-                                     const std::vector<int>& node_order, NodeOrder& out) const {
-  const bool one_node = shape.nodes_max == 1;
-  if (mode_ != PlacementMode::kSlurm || !one_node) {
-    out.use_list(node_order);
-    return;
-  }
-  auto& keys = out.start_ranked();
+namespace {
+
+// Every node that could hold the whole of a one-node job, with Slurm's key: lowest
+// scheduling weight (Weight, then the most free GPUs near free cores), best fit (fewest
+// free CPUs), then the node's place in the order. A node with no free core takes no
+// task, nor one with no free GPU a GPU job: the cheapest tests first, then whether the
+// node could hold the whole job. Leaving out nodes the loop could not use changes no
+// allocation.
+void one_node_keys(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order,
+                   std::vector<NodeOrder::Ranked>& keys) {
   const bool wants_gpus = shape.requested_gpus() > 0;
-  // A node with no free core takes no task, nor one with no free GPU a GPU job:
-  // the cheapest tests first, then whether the node could hold the whole job.
-  // Leaving out nodes the loop could not use changes no allocation.
   for_each_open_node(state, node_order, shape.partition, [&](int n, size_t pos) {
     const NodeState& s = state.node(n);
     if (wants_gpus && s.free_gpus == 0) return;
@@ -728,7 +727,39 @@ void PlacementAllocator::order_nodes(const JobShape& shape, const ClusterState& 
     const auto& t = state.cluster().tmpl(n);
     keys.push_back({slurm_sched_weight(shape, state, n), static_cast<int64_t>(s.free_cores) * t.threads_per_core, pos, n});
   });
-  out.rank();
+}
+
+}  // namespace
+
+void PlacementAllocator::order_nodes(const JobShape& shape, const ClusterState& state,
+                                     const std::vector<int>& node_order, NodeOrder& out) const {
+  const bool one_node = shape.nodes_max == 1;
+  if (mode_ != PlacementMode::kSlurm || !one_node) {
+    out.use_list(node_order);
+    return;
+  }
+  // The least of one_node_keys' keys in one pass. A node is tested in full only when
+  // a floor of its key is below the best so far: its Weight with the most near GPUs
+  // the job could count, and its free CPUs (exact). Keys grow with the position along
+  // the scan, so an equal floor cannot win either. On a busy CPU cluster this leaves
+  // the full test to a few nodes of the thousands with a free core.
+  const int need = static_cast<int>(shape.requested_gpus());
+  const bool wants_gpus = need > 0;
+  const int near_cap = wants_gpus ? std::min(shape.gpus_per_node > 0 ? shape.gpus_per_node : need, 0xff) : 0;
+  NodeOrder::Ranked best;
+  for_each_open_node(state, node_order, shape.partition, [&](int n, size_t pos) {
+    const NodeState& s = state.node(n);
+    if (wants_gpus && s.free_gpus == 0) return;
+    const int64_t cpus = static_cast<int64_t>(s.free_cores) * state.cluster().tmpl(n).threads_per_core;
+    const auto beaten = [&](int64_t key1) { return key1 > best.key1 || (key1 == best.key1 && cpus >= best.key2); };
+    if (best.node >= 0 && beaten((static_cast<int64_t>(state.cluster().nodes[n].weight) << 8) | (0xff - near_cap)))
+      return;
+    if (!node_may_hold_one_node_job(shape, state, n)) return;
+    const int64_t key1 = slurm_sched_weight(shape, state, n);
+    if (best.node >= 0 && beaten(key1)) return;
+    best = {key1, cpus, pos, n};
+  });
+  out.use_best(best, one_node_keys, shape, state, node_order);
 }
 
 std::string cpu_mask_hex(const std::vector<int>& os_cpus) {

@@ -81,11 +81,13 @@ class Shadow {
     if (!counted_) copy_state();
   }
 
-  // A running job's resources, free from its expected end on.
-  void release(const Allocation& a) {
+  // Running job j's resources, free from its expected end on.
+  void release(int j) {
+    const Allocation& a = ctx_.allocation(j);
     if (counted_) {
-      cores_ += a.cores();
-      gpus_ += a.gpus();
+      const auto [cores, gpus] = ctx_.allocated_cores_gpus(j);
+      cores_ += cores;
+      gpus_ += gpus;
       released_.push_back(&a);
       return;
     }
@@ -171,7 +173,7 @@ void easy_pass(SchedContext& ctx, const std::vector<int>& queue, const PlaceFn& 
   SimTime shadow = SimTime::infinite();
   for (size_t k = 0; k < by_end.size();) {
     const SimTime t = by_end[k].first;
-    while (k < by_end.size() && by_end[k].first == t) shadow_state.release(ctx.allocation(by_end[k++].second));
+    while (k < by_end.size() && by_end[k].first == t) shadow_state.release(by_end[k++].second);
     if (shadow_state.head_fits()) {
       shadow = t;
       break;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <stdexcept>
 #include <tuple>
 
 namespace gcsim {
@@ -267,6 +268,21 @@ int NodeOrder::pop_ranked() {
   const int node = ranked_.back().node;
   ranked_.pop_back();
   return node;
+}
+
+// The full ranked list, less the best already handed out (its least key).
+int NodeOrder::after_best() {
+  const Ranked best = best_;
+  const Refill refill = refill_;
+  start_ranked();
+  refill(*shape_, *state_, *list_, ranked_);
+  std::make_heap(ranked_.begin(), ranked_.end(), ranked_after);
+  heaped_ = true;
+  if (ranked_.empty() || ranked_.front().node != best.node || ranked_.front().pos != best.pos)
+    throw std::logic_error("node order: the node handed out first is not the least key");
+  std::pop_heap(ranked_.begin(), ranked_.end(), ranked_after);
+  ranked_.pop_back();
+  return pop_ranked();
 }
 
 bool node_may_hold_one_node_job(const JobShape& shape, const ClusterState& state, int node) {

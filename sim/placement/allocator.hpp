@@ -140,6 +140,24 @@ class NodeOrder {
     return ranked_;
   }
   void rank();
+  /// Fills `keys` with every candidate's key (what start_ranked() then rank() would hold).
+  using Refill = void (*)(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order,
+                          std::vector<Ranked>& keys);
+  /// Hands out `best` (the least key of every candidate, node -1 for none) first. Asked
+  /// for more, calls `refill` and goes on in ranked order. A one-node job nearly always
+  /// takes the first node it tries, so the search for it may skip every node whose key
+  /// cannot be the least, and the full list is built only in the rare other case. The
+  /// arguments are kept by pointer until the cursor is set up again.
+  void use_best(const Ranked& best, Refill refill, const JobShape& shape, const ClusterState& state,
+                const std::vector<int>& node_order) {
+    mode_ = Mode::kBest;
+    best_ = best;
+    best_given_ = false;
+    refill_ = refill;
+    shape_ = &shape;
+    state_ = &state;
+    list_ = &node_order;
+  }
   /// Whether the cursor hands out `list` as given (use_list(list) was the last set-up).
   [[nodiscard]] bool lists(const std::vector<int>& list) const { return mode_ == Mode::kList && list_ == &list; }
   /// The next node, or -1 when none is left.
@@ -159,15 +177,22 @@ class NodeOrder {
         }
       case Mode::kRanked:
         return pop_ranked();
+      case Mode::kBest:
+        if (!best_given_) {
+          best_given_ = true;
+          return best_.node;
+        }
+        return best_.node < 0 ? -1 : after_best();
     }
     return -1;
   }
 
  private:
-  enum class Mode { kList, kScan, kRanked };
+  enum class Mode { kList, kScan, kRanked, kBest };
   int pop_ranked();
+  int after_best();
   Mode mode_ = Mode::kList;
-  const std::vector<int>* list_ = nullptr;
+  const std::vector<int>* list_ = nullptr;  // list; best: the node order refill gets
   size_t next_ = 0;  // list: next position; scan: current word
   const uint64_t* members_ = nullptr;
   const uint64_t* open_ = nullptr;
@@ -176,6 +201,11 @@ class NodeOrder {
   std::vector<Ranked> ranked_;  // after the first pop, a heap with the least key on top
   bool first_taken_ = false;    // the least key was handed out by a scan
   bool heaped_ = false;
+  Ranked best_;  // best: handed out first
+  bool best_given_ = false;
+  Refill refill_ = nullptr;
+  const JobShape* shape_ = nullptr;
+  const ClusterState* state_ = nullptr;
 };
 
 /// Calls f(node, key) for each node of `order` with a free core, in order; `key`

@@ -48,6 +48,12 @@ class SchedContext {
     std::sort(by_end_.begin(), by_end_.end());
     return by_end_;
   }
+  /// A running job's cores and GPUs (allocation(j).cores() and .gpus(), which walk
+  /// its nodes); a context may keep them from the start.
+  [[nodiscard]] virtual std::pair<int64_t, int64_t> allocated_cores_gpus(int j) const {
+    const Allocation& a = allocation(j);
+    return {a.cores(), a.gpus()};
+  }
   [[nodiscard]] virtual const Allocator& allocator() const = 0;
   /// Starts a pending job now on `a` (which must fit). Applied at once: later
   /// queries in the same pass see it. By value: a caller done with `a` moves it in.

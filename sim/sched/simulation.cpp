@@ -21,6 +21,7 @@ Simulation::Simulation(const Cluster& cluster, const Trace& trace, Policy& polic
   out_.resize(trace.jobs.size());
   is_running_.assign(trace.jobs.size(), 0);
   end_key_.assign(trace.jobs.size(), SimTime{});
+  held_.assign(trace.jobs.size(), {0, 0});
   self_driven_ = !policy.pass_on_change();
   parse_dependencies();
 }
@@ -373,6 +374,7 @@ void Simulation::start(int j, Allocation a, StartedBy by) {
   const bool resumed = o.preemptions > 0;
   state_.allocate(a);
   o.alloc = std::move(a);
+  held_[j] = {o.alloc.cores(), o.alloc.gpus()};
   o.gpu_tasks_numa_local = o.alloc.gpu_tasks_numa_local(*cluster_);
   o.status = JobStatus::kRunning;
   o.segment_start = now_;

@@ -110,6 +110,7 @@ class Simulation final : private SchedContext {
   [[nodiscard]] const Allocation& allocation(int j) const override { return out_[j].alloc; }
   [[nodiscard]] SimTime expected_end(int j) const override;
   [[nodiscard]] const std::vector<std::pair<SimTime, int>>& running_by_end() const override { return by_end_; }
+  [[nodiscard]] std::pair<int64_t, int64_t> allocated_cores_gpus(int j) const override { return held_[j]; }
   [[nodiscard]] const Allocator& allocator() const override { return *allocator_; }
   void start(int j, Allocation a, StartedBy by) override;
   void reserve(int j, SimTime planned) override;
@@ -162,6 +163,7 @@ class Simulation final : private SchedContext {
   // job was filed under, as preemption changes expected_end before it leaves.
   std::vector<std::pair<SimTime, int>> by_end_;
   std::vector<SimTime> end_key_;
+  std::vector<std::pair<int64_t, int64_t>> held_;  // a running job's cores and GPUs (its last start)
   std::vector<int> started_this_pass_;
   std::vector<int> preempted_this_pass_;
   Fingerprint fp_;

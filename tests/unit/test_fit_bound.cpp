@@ -252,6 +252,24 @@ std::optional<Allocation> one_node_by_full_sort(const PlacementAllocator& alloc,
   return std::nullopt;
 }
 
+// The nodes a one-node job may try, in the order of one_node_by_full_sort: those with a
+// free core (and a free GPU, for a GPU job) that could hold the whole job.
+std::vector<int> one_node_candidates_by_full_sort(const JobShape& s, const ClusterState& state,
+                                                  const std::vector<int>& order) {
+  std::vector<std::tuple<int64_t, int64_t, size_t, int>> keys;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int n = order[i];
+    if (state.node(n).free_cores == 0 || (s.requested_gpus() > 0 && state.node(n).free_gpus == 0)) continue;
+    if (!node_may_hold_one_node_job(s, state, n)) continue;
+    keys.emplace_back(slurm_sched_weight(s, state, n),
+                      int64_t{state.node(n).free_cores} * state.cluster().tmpl(n).threads_per_core, i, n);
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<int> nodes;
+  for (const auto& k : keys) nodes.push_back(std::get<3>(k));
+  return nodes;
+}
+
 bool same_allocation(const std::optional<Allocation>& x, const std::optional<Allocation>& y) {
   if (x.has_value() != y.has_value()) return false;
   if (!x) return true;
@@ -300,6 +318,7 @@ TEST_CASE("Walking only nodes with free cores and ranking one-node jobs lazily p
     std::mt19937_64 rng(11);
     std::vector<Allocation> held;
     int one_node_checked = 0, placed = 0;
+    size_t candidates_checked = 0;
     for (int step = 0; step < 1500; ++step) {
       const auto& s = shapes[rng() % shapes.size()];
       INFO(conf << " step " << step);
@@ -309,6 +328,14 @@ TEST_CASE("Walking only nodes with free cores and ranking one-node jobs lazily p
       CHECK(same_allocation(a, alloc.allocate(s, state, copy)));
       if (s.nodes_max == 1) {
         CHECK(same_allocation(a, one_node_by_full_sort(alloc, s, state, copy)));
+        // The order hands out its best first, found by a pruned scan, and every other
+        // candidate after it, in the full sort's order.
+        NodeOrder order;
+        alloc.order_nodes(s, state, state.partition_order(p), order);
+        std::vector<int> drained;
+        for (int n = order.next(); n >= 0; n = order.next()) drained.push_back(n);
+        CHECK(drained == one_node_candidates_by_full_sort(s, state, copy));
+        candidates_checked += drained.size();
         ++one_node_checked;
       }
       placed += test::hold_or_release(state, held, a, rng, 4);
@@ -328,5 +355,6 @@ TEST_CASE("Walking only nodes with free cores and ranking one-node jobs lazily p
     }
     CHECK(placed > 200);
     CHECK(one_node_checked > 200);
+    CHECK(candidates_checked > 1000);
   }
 }
