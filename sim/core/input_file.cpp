@@ -226,27 +226,38 @@ std::string format_id_list(const std::vector<int>& ids) {
   return out;
 }
 
+namespace {
+
+// "lo" or "lo-hi", after a comma unless it is the list's first.
+void append_id_range(std::string& out, bool first, int64_t lo, int64_t hi) {
+  char buf[24];
+  if (!first) out += ',';
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, lo).ptr);
+  if (hi > lo) {
+    out += '-';
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, hi).ptr);
+  }
+}
+
+}  // namespace
+
 void append_id_list(std::string& out, const std::vector<int>& ids, int scale) {
-  char buf[16];
-  auto put = [&](int64_t v) {
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-  };
   // With scale > 1 each id is a run of `scale` consecutive values, so runs of ids
   // are runs of values too.
   const int64_t k = std::max(scale, 1);
-  const size_t start = out.size();
   for (size_t i = 0; i < ids.size();) {
     size_t j = i;
     while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    if (out.size() != start) out += ',';
-    const int64_t lo = ids[i] * k, hi = ids[j] * k + k - 1;
-    put(lo);
-    if (hi > lo) {
-      out += '-';
-      put(hi);
-    }
+    append_id_range(out, i == 0, ids[i] * k, ids[j] * k + k - 1);
     i = j + 1;
+  }
+}
+
+void append_id_runs(std::string& out, const uint32_t* runs, size_t n, int scale) {
+  const int64_t k = std::max(scale, 1);
+  for (size_t q = 0; q < n; ++q) {
+    const int64_t first = runs[2 * q], last = first + runs[2 * q + 1] - 1;
+    append_id_range(out, q == 0, first * k, last * k + k - 1);
   }
 }
 

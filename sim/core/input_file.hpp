@@ -45,5 +45,7 @@ struct CsvCell {
 /// The same, appended to `out`; ids[i] * scale + k for k in [0, scale) stand for each
 /// id (a core's hardware threads when scale is the threads per core).
 void append_id_list(std::string& out, const std::vector<int>& ids, int scale = 1);
+/// The same for ids given as `n` maximal runs of consecutive ids, (first, count) pairs.
+void append_id_runs(std::string& out, const uint32_t* runs, size_t n, int scale = 1);
 
 }  // namespace gcsim

@@ -77,41 +77,47 @@ void write_sacct(std::ostream& os, const Cluster& cluster, const Trace& trace, c
   std::vector<std::string> hosts;
   std::string cpu_ids, gres_idx;
   std::vector<std::pair<std::string, int64_t>> gpu_types, req_gpu;
+  std::vector<int> gpu_ids;
+  PackedAllocation scratch;
   for (size_t j : order) {
     const Job& job = trace.jobs[j];
     const JobOutcome& o = out[j];
     const JobShape& sh = o.shape;
-    hosts.resize(o.alloc.nodes.size());
     cpu_ids.clear();
     gres_idx.clear();
     gpu_types.clear();
-    int64_t ncpus = 0, mem = 0;
-    for (size_t i = 0; i < o.alloc.nodes.size(); ++i) {
-      const NodeAlloc& na = o.alloc.nodes[i];
-      const auto& t = cluster.tmpl(na.node);
-      const std::string& host = cluster.nodes[na.node].name;
-      hosts[i] = host;
-      ncpus += static_cast<int64_t>(na.cores.size()) * t.threads_per_core;
-      mem += na.mem_mb;
-      if (i) cpu_ids += ';';
+    int64_t ncpus = 0, mem = 0, ngpus = 0;
+    size_t nnodes = 0;
+    o.final_packed(scratch).for_each_node([&](const PackedAllocation::NodeView& v) {
+      const auto& t = cluster.tmpl(v.node);
+      const std::string& host = cluster.nodes[v.node].name;
+      if (hosts.size() <= nnodes) hosts.resize(nnodes + 1);
+      hosts[nnodes] = host;
+      ncpus += static_cast<int64_t>(v.cores) * t.threads_per_core;
+      mem += v.mem_mb;
+      if (nnodes++) cpu_ids += ';';
       cpu_ids += host;
       cpu_ids += ':';
-      append_id_list(cpu_ids, na.cores, t.threads_per_core);
-      if (!na.gpus.empty()) {
+      append_id_runs(cpu_ids, v.core_runs, v.runs, t.threads_per_core);
+      if (v.gpus > 0) {
+        gpu_ids.clear();
+        for (int g = 0; g < v.gpus; ++g) gpu_ids.push_back(v.gpu(g));
+        ngpus += v.gpus;
         if (!gres_idx.empty()) gres_idx += ';';
         gres_idx += host;
         gres_idx += ':';
-        append_id_list(gres_idx, na.gpus);
+        append_id_list(gres_idx, gpu_ids);
       }
-      for (int g : na.gpus) {
-        const std::string& type = t.gpus[g].gres_type;
+      for (int g = 0; g < v.gpus; ++g) {
+        const std::string& type = t.gpus[v.gpu(g)].gres_type;
         auto it = std::find_if(gpu_types.begin(), gpu_types.end(), [&](const auto& p) { return p.first == type; });
         if (it == gpu_types.end())
           gpu_types.emplace_back(type, 1);
         else
           ++it->second;
       }
-    }
+    });
+    hosts.resize(nnodes);
     std::sort(gpu_types.begin(), gpu_types.end());
     int64_t req_mem = 0;
     if (sh.mem_per_node_mb > 0) req_mem = sh.mem_per_node_mb * sh.nodes_min;
@@ -120,7 +126,7 @@ void write_sacct(std::ostream& os, const Cluster& cluster, const Trace& trace, c
     req_gpu.clear();
     if (!sh.gpu_type.empty()) req_gpu.emplace_back(sh.gpu_type, sh.requested_gpus());
     const std::string req = tres(sh.requested_cpus(), req_mem, sh.nodes_min, req_gpu, sh.requested_gpus());
-    const std::string alloc = tres(ncpus, mem, static_cast<int64_t>(o.alloc.nodes.size()), gpu_types, o.alloc.gpus());
+    const std::string alloc = tres(ncpus, mem, static_cast<int64_t>(nnodes), gpu_types, ngpus);
     const std::string& partition = cluster.partitions[sh.partition].name;
     const int64_t elapsed = o.end.whole_seconds() - o.start.whole_seconds();
     s.clear();
@@ -141,7 +147,7 @@ void write_sacct(std::ostream& os, const Cluster& cluster, const Trace& trace, c
     s += '|';
     s += state_name(job, o);
     s += '|';
-    s += std::to_string(o.alloc.nodes.size());
+    s += std::to_string(nnodes);
     s += '|';
     s += std::to_string(ncpus);
     s += '|';

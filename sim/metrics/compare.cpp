@@ -97,6 +97,7 @@ VariantMetrics variant_metrics(const std::string& name, const std::string& setti
   v.nodes = static_cast<int64_t>(cluster.nodes.size());
   v.jobs.resize(trace.jobs.size());
   std::vector<double> inf;
+  PackedAllocation scratch;  // a running job's allocation, packed
   for (size_t j = 0; j < trace.jobs.size(); ++j) {
     const Job& job = trace.jobs[j];
     const JobOutcome& o = outcomes[j];
@@ -119,7 +120,8 @@ VariantMetrics variant_metrics(const std::string& name, const std::string& setti
       r.inflation = run / job.duration.to_seconds();
       inf.push_back(r.inflation);
     }
-    r.gpus = o.alloc.gpus();
+    r.gpus = 0;
+    o.final_packed(scratch).for_each_node([&](const PackedAllocation::NodeView& v) { r.gpus += v.gpus; });
     if (r.gpus > 0) {
       ++v.gpu_jobs;
       r.not_numa_local = !o.gpu_tasks_numa_local;

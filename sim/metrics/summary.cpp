@@ -32,6 +32,7 @@ Summary summarize(const Cluster& cluster, const Trace& trace, const std::vector<
   std::vector<double> waits;
   double bsld_sum = 0, cpu_s = 0, gpu_s = 0;
   SimTime first_submit = SimTime::infinite(), last_end;
+  PackedAllocation scratch;  // a running job's allocation, packed
   for (size_t j = 0; j < out.size(); ++j) {
     const auto& o = out[j];
     if (o.status == JobStatus::kRejected) {
@@ -52,11 +53,13 @@ Summary summarize(const Cluster& cluster, const Trace& trace, const std::vector<
     const double wait = (o.end - trace.jobs[j].submit).to_seconds() - run;
     waits.push_back(wait);
     bsld_sum += std::max(1.0, (wait + run) / std::max(run, 10.0));
-    int64_t cpus = 0;
-    for (const auto& na : o.alloc.nodes)
-      cpus += static_cast<int64_t>(na.cores.size()) * cluster.tmpl(na.node).threads_per_core;
+    int64_t cpus = 0, gpus = 0;
+    o.final_packed(scratch).for_each_node([&](const PackedAllocation::NodeView& v) {
+      cpus += static_cast<int64_t>(v.cores) * cluster.tmpl(v.node).threads_per_core;
+      gpus += v.gpus;
+    });
     cpu_s += static_cast<double>(cpus) * run;
-    gpu_s += static_cast<double>(o.alloc.gpus()) * run;
+    gpu_s += static_cast<double>(gpus) * run;
   }
   if (s.finished > 0) {
     std::sort(waits.begin(), waits.end());

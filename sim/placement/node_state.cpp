@@ -59,6 +59,70 @@ void Allocation::drop_bindings() {
   for (auto& na : nodes) std::vector<TaskBinding>().swap(na.bindings);
 }
 
+// Records: first node, node count, tasks, memory (two words), flags (bit 0 whole
+// node; bits 1-8 the GPU count; bits 9 and up the number of core runs), then each core
+// run as (first core, length), then the GPU indices four to a word. GPU indices are
+// below 64 (NodeState::gpu_free is one word).
+namespace {
+
+bool same_resources(const NodeAlloc& a, const NodeAlloc& b) {
+  return a.tasks == b.tasks && a.mem_mb == b.mem_mb && a.whole_node == b.whole_node && a.cores == b.cores &&
+         a.gpus == b.gpus;
+}
+
+}  // namespace
+
+PackedAllocation::PackedAllocation(const Allocation& a) {
+  for (size_t i = 0; i < a.nodes.size();) {
+    const NodeAlloc& na = a.nodes[i];
+    size_t k = i + 1;
+    while (k < a.nodes.size() && a.nodes[k].node == a.nodes[k - 1].node + 1 && same_resources(na, a.nodes[k])) ++k;
+    size_t runs = 0;
+    for (size_t c = 0; c < na.cores.size(); ++c) runs += c == 0 || na.cores[c] != na.cores[c - 1] + 1;
+    if (na.gpus.size() > 0xff || runs > (uint32_t{1} << 22))
+      throw std::logic_error("allocation too large to pack");
+    const size_t at = words_.size();
+    words_.resize(at + 6 + 2 * runs + (na.gpus.size() + 3) / 4);
+    uint32_t* w = words_.data() + at;
+    w[0] = static_cast<uint32_t>(na.node);
+    w[1] = static_cast<uint32_t>(k - i);
+    w[2] = static_cast<uint32_t>(na.tasks);
+    w[3] = static_cast<uint32_t>(static_cast<uint64_t>(na.mem_mb));
+    w[4] = static_cast<uint32_t>(static_cast<uint64_t>(na.mem_mb) >> 32);
+    w[5] = (na.whole_node ? 1U : 0U) | static_cast<uint32_t>(na.gpus.size()) << 1 | static_cast<uint32_t>(runs) << 9;
+    uint32_t* r = w + 6;
+    for (size_t c = 0; c < na.cores.size(); ++c) {
+      if (c == 0 || na.cores[c] != na.cores[c - 1] + 1) {
+        *r++ = static_cast<uint32_t>(na.cores[c]);
+        *r++ = 1;
+      } else {
+        ++r[-1];
+      }
+    }
+    for (size_t g = 0; g < na.gpus.size(); ++g) {
+      if (na.gpus[g] < 0 || na.gpus[g] > 63) throw std::logic_error("GPU index out of range to pack");
+      r[g / 4] |= static_cast<uint32_t>(na.gpus[g]) << (8 * (g % 4));
+    }
+    i = k;
+  }
+  words_.shrink_to_fit();
+}
+
+void PackedAllocation::unpack(Allocation& out) const {
+  out.nodes.clear();
+  for_each_node([&](const NodeView& v) {
+    NodeAlloc& na = out.nodes.emplace_back();
+    na.node = v.node;
+    na.tasks = v.tasks;
+    na.mem_mb = v.mem_mb;
+    na.whole_node = v.whole_node;
+    na.cores.reserve(static_cast<size_t>(v.cores));
+    for (size_t q = 0; q < v.runs; ++q)
+      for (uint32_t c = 0; c < v.core_runs[2 * q + 1]; ++c) na.cores.push_back(static_cast<int>(v.core_runs[2 * q] + c));
+    for (int g = 0; g < v.gpus; ++g) na.gpus.push_back(v.gpu(g));
+  });
+}
+
 int64_t Allocation::cores() const {
   int64_t t = 0;
   for (const auto& n : nodes) t += static_cast<int64_t>(n.cores.size());

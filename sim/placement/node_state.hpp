@@ -44,6 +44,61 @@ struct Allocation {
   void drop_bindings();
 };
 
+/// A finished job's Allocation without its task bindings, packed into one array: a
+/// run of consecutive nodes that hold the same (tasks, memory, cores, GPUs) is one
+/// record, and its cores are runs of consecutive ids. A Curie job on 100 whole nodes
+/// takes 32 bytes instead of about 18 KB of NodeAlloc and core lists; 15 million node
+/// allocations kept to the end of a run cost 2.4 GB unpacked. Lossless: unpack()
+/// gives back the nodes, cores and GPUs in their order.
+class PackedAllocation {
+ public:
+  PackedAllocation() = default;
+  explicit PackedAllocation(const Allocation& a);
+  [[nodiscard]] bool empty() const { return words_.empty(); }
+  /// Into `out`, without bindings.
+  void unpack(Allocation& out) const;
+  [[nodiscard]] size_t bytes() const { return words_.size() * sizeof(uint32_t); }
+
+  /// One node as for_each_node hands it out, read in place.
+  struct NodeView {
+    int node = -1;
+    int tasks = 0;
+    int64_t mem_mb = 0;
+    bool whole_node = false;
+    const uint32_t* core_runs = nullptr;  // `runs` pairs (first core, count), maximal
+    size_t runs = 0;
+    int cores = 0;  // their total
+    const uint32_t* gpu_words = nullptr;
+    int gpus = 0;
+    [[nodiscard]] int gpu(int g) const { return static_cast<int>(gpu_words[g / 4] >> (8 * (g % 4)) & 0xff); }
+  };
+  /// Calls f(const NodeView&) for each node, in the allocation's order.
+  template <class F>
+  void for_each_node(F&& f) const {
+    NodeView v;
+    for (size_t at = 0; at < words_.size();) {
+      const uint32_t* w = words_.data() + at;
+      v.tasks = static_cast<int>(w[2]);
+      v.mem_mb = static_cast<int64_t>(static_cast<uint64_t>(w[4]) << 32 | w[3]);
+      v.whole_node = (w[5] & 1U) != 0;
+      v.gpus = static_cast<int>(w[5] >> 1 & 0xff);
+      v.runs = w[5] >> 9;
+      v.core_runs = w + 6;
+      v.gpu_words = w + 6 + 2 * v.runs;
+      v.cores = 0;
+      for (size_t q = 0; q < v.runs; ++q) v.cores += static_cast<int>(v.core_runs[2 * q + 1]);
+      for (uint32_t k = 0; k < w[1]; ++k) {
+        v.node = static_cast<int>(w[0] + k);
+        f(static_cast<const NodeView&>(v));
+      }
+      at += 6 + 2 * v.runs + (static_cast<size_t>(v.gpus) + 3) / 4;
+    }
+  }
+
+ private:
+  std::vector<uint32_t> words_;
+};
+
 /// The free cores of one node as bits (bit c % 64 of word c / 64 set: core c is free).
 /// A view into storage its owner keeps: a ClusterState or a CoreMask.
 class CoreBits {

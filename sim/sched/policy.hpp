@@ -36,6 +36,8 @@ class SchedContext {
   [[nodiscard]] virtual const Job& job(int j) const = 0;
   [[nodiscard]] virtual const JobShape& shape(int j) const = 0;
   [[nodiscard]] virtual const std::vector<int>& node_order(int j) const = 0;
+  /// What a running job holds (a job that ended may have none left here: its outcome
+  /// keeps it packed).
   [[nodiscard]] virtual const Allocation& allocation(int j) const = 0;
   /// When a running job will end at the latest, as the scheduler knows it: start + limit.
   [[nodiscard]] virtual SimTime expected_end(int j) const = 0;

@@ -309,9 +309,13 @@ void Simulation::on_end(int j) {
   if (o.timed_out) o.failed = true;  // a runtime model may have slowed it past its limit
   ++finished_;
   leave_running(j);
-  if (!opt_.keep_task_bindings) o.alloc.drop_bindings();
   recheck_dependencies();
   if (self_driven_) call_policy([&] { policy_->on_ended(*this, j); });
+  // Kept to the end of the run for the outputs: packed, unless its task bindings are.
+  if (!opt_.keep_task_bindings) {
+    o.packed = PackedAllocation(o.alloc);
+    o.alloc = Allocation{};
+  }
   request_pass();
 }
 

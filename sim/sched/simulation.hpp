@@ -28,7 +28,8 @@ struct JobOutcome {
   SimTime start;
   SimTime end;
   bool timed_out = false;
-  Allocation alloc;
+  Allocation alloc;          // while running (and at the end unless bindings are kept)
+  PackedAllocation packed;   // once ended: `alloc` packed, and `alloc` emptied
   StartedBy started_by = StartedBy::kNone;
   std::optional<SimTime> first_reservation;  // earliest planned start a policy recorded
   std::string reject_reason;
@@ -56,6 +57,24 @@ struct JobOutcome {
   SimTime resume_cost;             // extra work charged at the next start (restore)
   std::vector<Segment> preempted_segments;  // the segments that ended in a preemption, in order
                                             // (their allocations without task bindings)
+
+  /// The last segment's allocation: `alloc`, or for an ended job `packed` unpacked into
+  /// `scratch` (and then a reference to it).
+  [[nodiscard]] const Allocation& final_alloc(Allocation& scratch) const {
+    if (packed.empty()) return alloc;
+    packed.unpack(scratch);
+    return scratch;
+  }
+  [[nodiscard]] Allocation final_alloc() const {
+    Allocation a;
+    return final_alloc(a);
+  }
+  /// The same, packed: `packed`, or `alloc` packed into `scratch`.
+  [[nodiscard]] const PackedAllocation& final_packed(PackedAllocation& scratch) const {
+    if (!packed.empty() || alloc.nodes.empty()) return packed;
+    scratch = PackedAllocation(alloc);
+    return scratch;
+  }
 };
 
 struct SimulationOptions {
