@@ -135,18 +135,26 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
     if (n == free && n == v.req.tasks * v.cores_per_task()) return v.free_cores_where([](int) { return true; });
   }
   if (v.req.gpus > 0) {
-    std::vector<int> free_per_socket(S, 0);
-    for (int c = 0; c < v.t.cores(); ++c) free_per_socket[v.t.socket_of_core(c)] += v.core_free[c];
-    std::vector<int> order(S);
+    // Socket s holds cores [s * cps, (s + 1) * cps) (Slurm's socket-major numbering):
+    // counts and lists a word at a time (a DGX node has 128 cores, tried for every GPU
+    // job on every candidate node).
+    const int cps = v.t.cores_per_socket();
+    thread_local std::vector<int> free_per_socket, order;
+    thread_local std::vector<uint8_t> required;
+    thread_local std::vector<std::vector<int>> per;
+    free_per_socket.resize(static_cast<size_t>(S));
+    for (int s = 0; s < S; ++s) free_per_socket[s] = v.core_free.count(s * cps, (s + 1) * cps);
+    order.resize(static_cast<size_t>(S));
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return free_per_socket[a] > free_per_socket[b]; });
     // Mark sockets required, most free cores first, until they hold enough GPUs.
-    std::vector<uint8_t> required(S, 0);
+    required.assign(static_cast<size_t>(S), 0);
     int collected = 0;
     for (int s : order) {
       if (collected >= v.req.gpus) break;
       if (v.req.enforce_binding && free_per_socket[s] == 0) continue;
-      const int here = static_cast<int>(v.usable_gpus_where([&](int g) { return v.gpu_socket(g) == s; }).size());
+      int here = 0;
+      for (int g = 0; g < static_cast<int>(v.t.gpus.size()); ++g) here += v.gpu_usable(g) && v.gpu_socket(g) == s;
       if (here == 0) continue;
       required[s] = 1;
       collected += here;
@@ -155,13 +163,18 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
       *why = "not enough free GPUs on sockets with free cores (--gres-flags=enforce-binding)";
       return std::nullopt;
     }
-    std::vector<int> avail = v.free_cores_where([&](int c) { return required[v.t.socket_of_core(c)] != 0; });
-    if (static_cast<int>(avail.size()) >= n) {
+    // The required sockets' free cores, per socket, ascending.
+    if (per.size() < static_cast<size_t>(S)) per.resize(static_cast<size_t>(S));
+    int total = 0;
+    for (int s = 0; s < S; ++s) {
+      per[s].clear();
+      if (!required[s]) continue;
+      v.core_free.for_each(s * cps, (s + 1) * cps, [&](int c) { per[s].push_back(c); });
+      total += static_cast<int>(per[s].size());
+    }
+    if (total >= n) {
       // Trim the surplus one core at a time from the socket with the most left,
       // highest core index first, so every required socket keeps some.
-      std::vector<std::vector<int>> per(S);
-      for (int c : avail) per[v.t.socket_of_core(c)].push_back(c);
-      int total = static_cast<int>(avail.size());
       while (total > n) {
         int best = -1;
         for (int s = 0; s < S; ++s)
@@ -170,9 +183,9 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
         --total;
       }
       std::vector<int> out;
-      for (const auto& p : per) out.insert(out.end(), p.begin(), p.end());
-      std::sort(out.begin(), out.end());
-      return out;
+      out.reserve(static_cast<size_t>(n));
+      for (int s = 0; s < S; ++s) out.insert(out.end(), per[s].begin(), per[s].end());
+      return out;  // ascending: sockets in order, each ascending
     }
     if (v.req.enforce_binding) {
       *why = "not enough free cores on the GPUs' sockets (--gres-flags=enforce-binding)";
@@ -180,10 +193,14 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
     }
     // Second pass: any core, keeping the required sockets' cores and taking the
     // others lowest index first.
-    auto rest = v.free_cores_where([&](int c) { return required[v.t.socket_of_core(c)] == 0; });
-    for (int c : rest) {
-      if (static_cast<int>(avail.size()) >= n) break;
-      avail.push_back(c);
+    std::vector<int> avail;
+    avail.reserve(static_cast<size_t>(n));
+    for (int s = 0; s < S; ++s) avail.insert(avail.end(), per[s].begin(), per[s].end());
+    for (int s = 0; s < S && static_cast<int>(avail.size()) < n; ++s) {
+      if (required[s]) continue;
+      v.core_free.for_each(s * cps, (s + 1) * cps, [&](int c) {
+        if (static_cast<int>(avail.size()) < n) avail.push_back(c);
+      });
     }
     if (static_cast<int>(avail.size()) < n) {
       *why = "not enough free cores";

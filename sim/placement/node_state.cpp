@@ -9,14 +9,18 @@
 namespace gcsim {
 
 bool CoreBits::any(int first, int last) const {
-  while (first < last) {
-    const int w = first >> 6, lo = first & 63;
-    const int hi = std::min(64, lo + (last - first));  // bits [lo, hi) of word w
-    const uint64_t mask = (hi == 64 ? ~0ULL : (1ULL << hi) - 1) & ~((1ULL << lo) - 1);
-    if (w_[w] & mask) return true;
-    first += hi - lo;
-  }
-  return false;
+  bool found = false;
+  for_words(first, last, [&](int w, uint64_t mask) { return found = (w_[w] & mask) != 0; });
+  return found;
+}
+
+int CoreBits::count(int first, int last) const {
+  int n = 0;
+  for_words(first, last, [&](int w, uint64_t mask) {
+    n += std::popcount(w_[w] & mask);
+    return false;
+  });
+  return n;
 }
 
 int CoreBits::count() const {

@@ -2,6 +2,7 @@
 // of its nodes. The scheduler mechanism allocates and releases; placement reads.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -111,8 +112,31 @@ class CoreBits {
   [[nodiscard]] bool all() const { return count() == n_; }
   /// Whether any core in [first, last) is free, a word at a time.
   [[nodiscard]] bool any(int first, int last) const;
+  /// How many cores in [first, last) are free, a word at a time.
+  [[nodiscard]] int count(int first, int last) const;
+  /// Calls f(core) for each free core in [first, last), ascending.
+  template <class F>
+  void for_each(int first, int last, F&& f) const {
+    for_words(first, last, [&](int w, uint64_t mask) {
+      for (uint64_t bits = w_[w] & mask; bits != 0; bits &= bits - 1) f(w * 64 + std::countr_zero(bits));
+      return false;
+    });
+  }
 
  private:
+  // Calls f(word, mask of the bits of [first, last) in it) for each word the range
+  // touches, until f returns true.
+  template <class F>
+  static void for_words(int first, int last, F&& f) {
+    while (first < last) {
+      const int w = first >> 6, lo = first & 63;
+      const int hi = std::min(64, lo + (last - first));  // bits [lo, hi) of word w
+      const uint64_t mask = (hi == 64 ? ~0ULL : (1ULL << hi) - 1) & ~((1ULL << lo) - 1);
+      if (f(w, mask)) return;
+      first += hi - lo;
+    }
+  }
+
   const uint64_t* w_ = nullptr;
   int n_ = 0;
 };

@@ -108,3 +108,29 @@ TEST_CASE("CoreMask sets and clears single cores across word edges", "[placement
   REQUIRE(mask.bits().count() == 125);
   REQUIRE(CoreMask(70, false).bits().count() == 0);
 }
+
+TEST_CASE("CoreBits answers for a range of cores as a core-by-core walk does", "[placement][node_state]") {
+  // any/count/for_each work a word at a time with masks at both ends; the ranges
+  // here start and end inside, at and across word edges (socket ranges of a DGX
+  // node's 128 cores, of a 3-socket 150-core node, and arbitrary ones).
+  std::mt19937_64 rng(3);
+  for (int cores : {1, 63, 64, 65, 128, 150, 200}) {
+    CoreMask mask(cores, false);
+    for (int round = 0; round < 40; ++round) {
+      for (int k = 0; k < cores / 3 + 1; ++k) mask.set(static_cast<int>(rng() % cores), rng() % 2 == 0);
+      const CoreBits bits = mask.bits();
+      for (int t = 0; t < 30; ++t) {
+        int first = static_cast<int>(rng() % (cores + 1)), last = static_cast<int>(rng() % (cores + 1));
+        if (first > last) std::swap(first, last);
+        std::vector<int> walk, listed;
+        for (int c = first; c < last; ++c)
+          if (bits[c]) walk.push_back(c);
+        bits.for_each(first, last, [&](int c) { listed.push_back(c); });
+        INFO(cores << " cores, [" << first << ", " << last << ")");
+        CHECK(listed == walk);
+        CHECK(bits.count(first, last) == static_cast<int>(walk.size()));
+        CHECK(bits.any(first, last) == !walk.empty());
+      }
+    }
+  }
+}
