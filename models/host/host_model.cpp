@@ -749,7 +749,7 @@ HostEffects HostModel::host_effects(const NodeAlloc& alloc, const HostJobOptions
   HostEffects fx;
   const std::vector<int>& gpus = alloc.gpus;
   if (gpus.empty()) {
-    fx.notes.push_back("no GPUs on this node: host effects not modelled");
+    if (o.notes) fx.notes.push_back("no GPUs on this node: host effects not modelled");
     return fx;
   }
   // The task of each GPU: the first binding that lists it, else the node's whole allocation.
@@ -793,7 +793,7 @@ HostEffects HostModel::host_effects(const NodeAlloc& alloc, const HostJobOptions
       worst = std::min(worst, bw[i]);
       const double f = ref[i] > 0 ? bw[i] / ref[i] : 1;
       factor = std::min(factor, f);
-      if (f < 0.999)
+      if (o.notes && f < 0.999)
         fx.notes.push_back("gpu" + std::to_string(streams[i].gpu) + " " + dir_name(dir) + ": buffers on " +
                            numa_text(memory_spread(streams[i].gpu, streams[i].mem)) + ", GPU on numa " +
                            std::to_string(topo_->gpu_numa(streams[i].gpu)) + ": " + gbps(bw[i]) + " against " +
@@ -813,7 +813,7 @@ HostEffects HostModel::host_effects(const NodeAlloc& alloc, const HostJobOptions
     const double remote = remote_fraction(t.cores, mem_of(t), t.gpus);
     const double f = loader_factor(t.cores, mem_of(t), t.gpus, rho);
     fx.loader_factor = std::min(fx.loader_factor, f);
-    if (remote > 0)
+    if (o.notes && remote > 0)
       fx.notes.push_back("task " + std::to_string(ti) + ": remote fraction " + fixed(remote, 3) +
                          " of its cores/memory off its GPUs' NUMA domains: loader x" + fixed(f, 3) + " (rho " +
                          fixed(rho, 3) + ")");
@@ -821,7 +821,7 @@ HostEffects HostModel::host_effects(const NodeAlloc& alloc, const HostJobOptions
 
   // Inter-node: every GPU of the job sending at once.
   if (topo_->nic_count() == 0) {
-    fx.notes.push_back("no NIC on this node: no inter-node bandwidth");
+    if (o.notes) fx.notes.push_back("no NIC on this node: no inter-node bandwidth");
   } else {
     double worst = kInf, gdr = 1;
     for (const auto& r : nic_routes(gpus)) {
@@ -829,7 +829,7 @@ HostEffects HostModel::host_effects(const NodeAlloc& alloc, const HostJobOptions
       const double f = gdr_factor(r);
       worst = std::min(worst, bw);
       gdr = std::min(gdr, f);
-      if (r.cls > PathClass::kPxb)
+      if (o.notes && r.cls > PathClass::kPxb)
         fx.notes.push_back("gpu" + std::to_string(r.gpu) + ": NIC " + tmpl_->nics[static_cast<size_t>(r.nic)].name +
                            " at " + std::string(path_class_name(r.cls)) +
                            ": no GPUDirect RDMA, staged through host memory: " + gbps(bw) + " (x" + fixed(f, 3) +
@@ -876,11 +876,11 @@ HostEffects HostModel::host_effects(const NodeAlloc& alloc, const HostJobOptions
     for (const auto& [g, w] : where) {
       const double f = copy_factor(g, CopyDir::kD2H, w, remote);
       fx.staging_factor = std::min(fx.staging_factor, f);
-      if (f < 0.999)
+      if (o.notes && f < 0.999)
         fx.notes.push_back("gpu" + std::to_string(g) + ": NCCL's host staging buffers on " + numa_text(w) +
                            ", GPU on numa " + std::to_string(topo_->gpu_numa(g)) + ": staged traffic x" + fixed(f, 3));
     }
-    fx.notes.push_back("host-staged GPU pairs (no P2P beyond PXB): " + pairs);
+    if (o.notes) fx.notes.push_back("host-staged GPU pairs (no P2P beyond PXB): " + pairs);
   }
   return fx;
 }

@@ -168,6 +168,7 @@ struct HostEffects {
 struct HostJobOptions {
   double loader_rho = -1;          // < 0: the memory-bound figure (the template's measured one when calibrated)
   std::optional<MemBinding> mem;   // every task's buffers; default: each task's mem_numa, else first touch
+  bool notes = true;               // explain in HostEffects::notes (the simulation's step model reads none)
 };
 
 /// The host model of one node template. `params`, `tmpl` and `topo` must outlive it.

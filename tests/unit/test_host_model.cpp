@@ -319,6 +319,17 @@ TEST_CASE("host effects: unbound cores slow a PCIe job; an NVLink job keeps its 
     CHECK(fx.inter_node_Bps == near(6.25e9));
     CHECK(fx.gdr_factor == 1.0);
     CHECK_FALSE(fx.notes.empty());
+    // Without notes (the step model's way): the same figures, nothing written.
+    HostJobOptions quiet;
+    quiet.notes = false;
+    const HostEffects qx = m.host_effects(unbound, quiet);
+    CHECK(qx.notes.empty());
+    CHECK(qx.h2d_Bps == fx.h2d_Bps);
+    CHECK(qx.d2h_Bps == fx.d2h_Bps);
+    CHECK(qx.loader_factor == fx.loader_factor);
+    CHECK(qx.staging_factor == fx.staging_factor);
+    CHECK(qx.inter_node_Bps == fx.inter_node_Bps);
+    CHECK(qx.gdr_factor == fx.gdr_factor);
 
     // numa-bound: tasks 0-3 on cores 0-15, tasks 4-7 on cores 40-55.
     const NodeAlloc bound = eight_tasks([](int i) { return i < 4 ? 4 * i : 40 + 4 * (i - 4); });
