@@ -1,6 +1,7 @@
 #include "models/runtime/step_runtime.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <fnmatch.h>
 
@@ -202,6 +203,33 @@ const NcclModel* StepRuntimeModel::nccl_for(const Allocation& a) const {
   return nccl_cache_.emplace(std::move(key), std::move(m)).first->second.get();
 }
 
+const StepRuntimeModel::HostFigures& StepRuntimeModel::host_figures(const NodeAlloc& n, const HostJobOptions& ho) const {
+  // host_effects reads the node's template, the options (the loader's rho varies by
+  // profile; the rest is the run's), and of the allocation its GPUs, cores and bindings.
+  std::vector<int>& k = host_key_;
+  k.clear();
+  auto put = [&](const std::vector<int>& v) {
+    k.push_back(static_cast<int>(v.size()));
+    k.insert(k.end(), v.begin(), v.end());
+  };
+  k.push_back(cluster_->nodes[n.node].template_index);
+  const auto rho = std::bit_cast<uint64_t>(ho.loader_rho);
+  k.push_back(static_cast<int>(rho >> 32));
+  k.push_back(static_cast<int>(rho & 0xffffffffU));
+  put(n.gpus);
+  put(n.cores);
+  for (const TaskBinding& b : n.bindings) {
+    k.push_back(b.mem_numa);
+    put(b.cores);
+    put(b.gpus);
+  }
+  auto it = host_cache_.find(k);
+  if (it != host_cache_.end()) return it->second;
+  if (host_cache_.size() >= 200000) host_cache_.clear();
+  const HostEffects e = host_model(n.node).host_effects(n, ho);
+  return host_cache_.emplace(k, HostFigures{e.loader_factor, e.staging_factor, e.h2d_Bps, e.host_staged}).first->second;
+}
+
 StepBreakdown StepRuntimeModel::step(const Job& job, const Allocation& a, int running_job) const {
   const WorkloadProfile p = profiles_->for_job(job);
   StepBreakdown b;
@@ -213,7 +241,7 @@ StepBreakdown StepRuntimeModel::step(const Job& job, const Allocation& a, int ru
   if (p.loader_rho >= 0) ho.loader_rho = p.loader_rho;
   for (const NodeAlloc& n : a.nodes) {
     if (n.gpus.empty()) continue;
-    const HostEffects e = host_model(n.node).host_effects(n, ho);
+    const HostFigures& e = host_figures(n, ho);
     b.loader_factor = std::min(b.loader_factor, e.loader_factor);
     b.staging_factor = std::min(b.staging_factor, e.host_staged ? e.staging_factor : 1.0);
     h2d = h2d == 0 ? e.h2d_Bps : std::min(h2d, e.h2d_Bps);

@@ -66,7 +66,18 @@ std::pair<StepBreakdown, StepBreakdown> bound_and_unbound(const std::string& con
     const NodeTopology topo = build_node_topology(e.cluster.tmpl(unbound.nodes[0].node));
     *unbound_fx = HostModel(e.host, e.cluster.tmpl(unbound.nodes[0].node), topo).host_effects(unbound.nodes[0]);
   }
-  return {m.step(j, bound), m.step(j, unbound)};
+  const StepBreakdown b = m.step(j, bound), u = m.step(j, unbound);
+  // The model keeps host figures per node shape: asked again after the other shape,
+  // each gets its own back, as a fresh model computes them.
+  StepRuntimeModel fresh(e.cluster, e.tuning, e.host, e.profiles);
+  for (const auto& [alloc, first] : {std::pair{&bound, &b}, std::pair{&unbound, &u}}) {
+    const StepBreakdown again = m.step(j, *alloc), anew = fresh.step(j, *alloc);
+    CHECK(again.step_s == first->step_s);
+    CHECK(again.loader_factor == first->loader_factor);
+    CHECK(again.staging_factor == first->staging_factor);
+    CHECK(anew.step_s == first->step_s);
+  }
+  return {b, u};
 }
 
 }  // namespace
