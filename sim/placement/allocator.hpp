@@ -215,12 +215,7 @@ class NodeOrder {
 template <class F>
 void for_each_open_node(const ClusterState& state, const std::vector<int>& order, int partition, F&& f) {
   if (const uint64_t* members = state.scannable_members(order, partition)) {
-    const uint64_t* open = state.open_bits();
-    for (size_t w = 0; w < state.node_words(); ++w)
-      for (uint64_t bits = members[w] & open[w]; bits != 0; bits &= bits - 1) {
-        const int n = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
-        f(n, static_cast<size_t>(n));
-      }
+    state.for_each_open([&](int n) { f(n, static_cast<size_t>(n)); }, members);
     return;
   }
   for (size_t i = 0; i < order.size(); ++i)

@@ -208,12 +208,13 @@ class ClusterState {
   /// Bit n set: node n has a free core. node_words() words.
   [[nodiscard]] const uint64_t* open_bits() const { return open_.data(); }
   [[nodiscard]] size_t node_words() const { return open_.size(); }
-  /// Calls f(node) for every node with a free core, by increasing id, visiting a word
-  /// of 64 nodes at a time (a busy cluster's full nodes cost nothing).
+  /// Calls f(node) for every node with a free core (and, given `members`, with its bit
+  /// set there; node_words() words), by increasing id, visiting a word of 64 nodes at
+  /// a time (a busy cluster's full nodes cost nothing).
   template <class F>
-  void for_each_open(F&& f) const {
+  void for_each_open(F&& f, const uint64_t* members = nullptr) const {
     for (size_t w = 0; w < open_.size(); ++w)
-      for (uint64_t bits = open_[w]; bits != 0; bits &= bits - 1)
+      for (uint64_t bits = members ? open_[w] & members[w] : open_[w]; bits != 0; bits &= bits - 1)
         f(static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits))));
   }
   [[nodiscard]] int64_t free_cores_total() const { return free_cores_total_; }

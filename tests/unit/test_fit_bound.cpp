@@ -134,17 +134,9 @@ TEST_CASE("FitBound never refuses a placement and is exact where the allocator s
           ++memory_not_decided;
         }
         // Hold it, or release an older one (about one in three steps).
-        if (a && rng() % 3 != 0) {
-          state.allocate(*a);
-          for (auto& b : bounds) b.refresh(*a);
-          held.push_back(std::move(*a));
-          ++placed;
-        } else if (!held.empty()) {
-          const size_t k = rng() % held.size();
-          state.release(held[k]);
-          for (auto& b : bounds) b.refresh(held[k]);
-          held.erase(held.begin() + static_cast<long>(k));
-        }
+        placed += test::hold_or_release(state, held, a, rng, 3, [&](const Allocation& x) {
+          for (auto& b : bounds) b.refresh(x);
+        });
         for (size_t i = 0; i < shapes.size(); ++i)
           CHECK(bounds[i].may_fit() ==
                 FitBound(shapes[i], state, partition_node_order(c, shapes[i].partition)).may_fit());
