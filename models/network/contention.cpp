@@ -269,25 +269,29 @@ std::vector<int> LinkRegistry::network_route(int a, int b) const {
 }
 
 Route LinkRegistry::route(PlacedGpu from, PlacedGpu to) const {
+  Route r;
+  append_route(from, to, &r);
+  return r;
+}
+
+void LinkRegistry::append_route(PlacedGpu from, PlacedGpu to, Route* r) const {
   if (from.node < 0 || from.node >= node_count() || to.node < 0 || to.node >= node_count())
     throw std::out_of_range("node index");
   const TemplateData& ta = templates_[static_cast<size_t>(node_template_[static_cast<size_t>(from.node)])];
   const TemplateData& tb = templates_[static_cast<size_t>(node_template_[static_cast<size_t>(to.node)])];
   const int Ga = ta.topo->gpu_count(), Gb = tb.topo->gpu_count();
   if (from.gpu < 0 || from.gpu >= Ga || to.gpu < 0 || to.gpu >= Gb) throw std::out_of_range("gpu index");
-  Route r;
   if (from.node == to.node) {
-    if (from.gpu != to.gpu) append(from.node, ta.gpu_gpu[static_cast<size_t>(from.gpu * Ga + to.gpu)], false, &r);
-    return r;
+    if (from.gpu != to.gpu) append(from.node, ta.gpu_gpu[static_cast<size_t>(from.gpu * Ga + to.gpu)], false, r);
+    return;
   }
   const int ka = ta.nic_of_gpu[static_cast<size_t>(from.gpu)], kb = tb.nic_of_gpu[static_cast<size_t>(to.gpu)];
   if (ka < 0 || kb < 0)
     throw std::invalid_argument("inter-node route from node " + node_names_[static_cast<size_t>(from.node)] + " to " +
                                 node_names_[static_cast<size_t>(to.node)] + " on a node without NICs");
-  append(from.node, ta.gpu_out[static_cast<size_t>(from.gpu * ta.topo->nic_count() + ka)], false, &r);
-  for (int l : network_route(from.node, to.node)) r.links.push_back(l);
-  append(to.node, tb.gpu_out[static_cast<size_t>(to.gpu * tb.topo->nic_count() + kb)], true, &r);
-  return r;
+  append(from.node, ta.gpu_out[static_cast<size_t>(from.gpu * ta.topo->nic_count() + ka)], false, r);
+  for (int l : network_route(from.node, to.node)) r->links.push_back(l);
+  append(to.node, tb.gpu_out[static_cast<size_t>(to.gpu * tb.topo->nic_count() + kb)], true, r);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -297,22 +301,30 @@ Route LinkRegistry::route(PlacedGpu from, PlacedGpu to) const {
 namespace {
 
 void check_distinct(const std::vector<PlacedGpu>& ranks) {
-  std::set<std::pair<int, int>> seen;
-  for (const PlacedGpu& g : ranks)
-    if (!seen.insert({g.node, g.gpu}).second)
-      throw std::invalid_argument("GPU " + std::to_string(g.gpu) + " of node " + std::to_string(g.node) +
-                                  " listed twice");
+  thread_local std::vector<std::pair<int, int>> seen;
+  seen.clear();
+  for (const PlacedGpu& g : ranks) seen.emplace_back(g.node, g.gpu);
+  std::sort(seen.begin(), seen.end());
+  const auto dup = std::adjacent_find(seen.begin(), seen.end());
+  if (dup != seen.end())
+    throw std::invalid_argument("GPU " + std::to_string(dup->second) + " of node " + std::to_string(dup->first) +
+                                " listed twice");
 }
 
 /// Demand caps from private links: each one's bandwidth split evenly over the job's
 /// crossings of it (a flow crossing it twice counts twice).
 void cap_private(std::vector<Flow>& flows, const std::vector<std::vector<PrivateLink>>& privates, double demand) {
-  std::map<PrivateLink, int> crossings;
-  for (const auto& ps : privates)
-    for (const PrivateLink& p : ps) ++crossings[p];
+  // Crossings counted in one sorted list (a map took a node per link crossed).
+  thread_local std::vector<PrivateLink> all;
+  all.clear();
+  for (const auto& ps : privates) all.insert(all.end(), ps.begin(), ps.end());
+  std::sort(all.begin(), all.end());
   for (size_t i = 0; i < flows.size(); ++i) {
     double cap = demand;
-    for (const PrivateLink& p : privates[i]) cap = std::min(cap, p.capacity_Bps / crossings[p]);
+    for (const PrivateLink& p : privates[i]) {
+      const auto [lo, hi] = std::equal_range(all.begin(), all.end(), p);
+      cap = std::min(cap, p.capacity_Bps / static_cast<int>(hi - lo));
+    }
     flows[i].demand_Bps = cap;
   }
 }
@@ -342,16 +354,14 @@ std::vector<Flow> ring_flows(const LinkRegistry& reg, int owner, const std::vect
       const size_t m = e - b, s = static_cast<size_t>(c) % m;
       for (size_t i = 0; i < m; ++i) order[k++] = ranks[b + (s + i) % m];
     }
+    // The channel's hops chained into one route: its shared and its private links.
+    Route ring;
+    for (size_t i = 0; i < n; ++i) reg.append_route(order[i], order[(i + 1) % n], &ring);
     Flow f;
     f.owner = owner;
-    std::vector<PrivateLink> priv;
-    for (size_t i = 0; i < n; ++i) {
-      Route r = reg.route(order[i], order[(i + 1) % n]);
-      f.links.insert(f.links.end(), r.links.begin(), r.links.end());
-      priv.insert(priv.end(), r.private_links.begin(), r.private_links.end());
-    }
+    f.links = std::move(ring.links);
     flows.push_back(std::move(f));
-    privates.push_back(std::move(priv));
+    privates.push_back(std::move(ring.private_links));
   }
   cap_private(flows, privates, demand_Bps);
   return flows;

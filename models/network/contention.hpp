@@ -115,6 +115,8 @@ class LinkRegistry {
   /// Route from one GPU to another (throws std::out_of_range for a bad node or GPU index,
   /// std::invalid_argument for an inter-node route on a node without NICs).
   [[nodiscard]] Route route(PlacedGpu from, PlacedGpu to) const;
+  /// The same, appended to `r` (flow builders chain a ring's hops into one route).
+  void append_route(PlacedGpu from, PlacedGpu to, Route* r) const;
   /// Registry links of the network path between two nodes (up to the common switch, then
   /// down); empty for the same node or nodes the network does not join.
   [[nodiscard]] std::vector<int> network_route(int node_a, int node_b) const;

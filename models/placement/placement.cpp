@@ -83,6 +83,15 @@ int links_between(const NodeTemplate& t, int a, int b) {
   return 0;
 }
 
+// A stable sort for the few sockets, GPUs or domains of one node: insertion, with no
+// buffer (std::stable_sort allocates one per call, and these run for every GPU job on
+// every node it tries).
+template <class It, class Less>
+void stable_sort_small(It first, It last, Less less) {
+  for (It i = first; i != last; ++i)
+    for (It j = i; j != first && less(*j, *std::prev(j)); --j) std::iter_swap(j, std::prev(j));
+}
+
 // Slurm 4.6: one GPU per used socket (lowest index), then by descending NVLink score
 // on used sockets, then on the other sockets.
 std::vector<int> slurm_pick_gpus(const View& v, const std::vector<int>& cores, int g) {
@@ -108,7 +117,7 @@ std::vector<int> slurm_pick_gpus(const View& v, const std::vector<int>& cores, i
       for (auto& s : score) s = s * 4 / best;
     std::vector<size_t> idx(cand.size());
     std::iota(idx.begin(), idx.end(), 0);
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+    stable_sort_small(idx.begin(), idx.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
     for (size_t i : idx) {
       if (static_cast<int>(picked.size()) >= g) break;
       picked.push_back(cand[i]);
@@ -146,7 +155,7 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
     for (int s = 0; s < S; ++s) free_per_socket[s] = v.core_free.count(s * cps, (s + 1) * cps);
     order.resize(static_cast<size_t>(S));
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return free_per_socket[a] > free_per_socket[b]; });
+    stable_sort_small(order.begin(), order.end(), [&](int a, int b) { return free_per_socket[a] > free_per_socket[b]; });
     // Mark sockets required, most free cores first, until they hold enough GPUs.
     required.assign(static_cast<size_t>(S), 0);
     int collected = 0;
@@ -478,7 +487,7 @@ NodePlacement place_numa_bound(const View& v) {
     } else {
       std::vector<int> order(D);
       std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      stable_sort_small(order.begin(), order.end(), [&](int a, int b) {
         return std::pair(free_gpus[a].size(), free_cores[a].size()) > std::pair(free_gpus[b].size(), free_cores[b].size());
       });
       int have = 0;
