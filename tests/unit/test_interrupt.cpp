@@ -24,11 +24,30 @@ using gcsim::test::slurp;
 
 namespace {
 
+// What this test process writes under the temp directory, removed when it exits.
+struct TempFiles {
+  fs::path dir = fs::temp_directory_path() / ("gcsim-int-" + std::to_string(::getpid()));
+  fs::path trace = fs::temp_directory_path() / ("gcsim-interrupt-" + std::to_string(::getpid()) + ".csv");
+  TempFiles() = default;
+  TempFiles(const TempFiles&) = delete;
+  TempFiles& operator=(const TempFiles&) = delete;
+  ~TempFiles() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::remove(trace, ec);
+  }
+};
+
+const TempFiles& temp_files() {
+  static const TempFiles t;
+  return t;
+}
+
 // A trace that keeps the 32-node pod busy for minutes: 40k generated jobs arriving 20x
 // faster than the Philly fit (made once per test binary run).
 const fs::path& long_trace() {
   static const fs::path p = [] {
-    const fs::path t = fs::temp_directory_path() / ("gcsim-interrupt-" + std::to_string(::getpid()) + ".csv");
+    const fs::path t = temp_files().trace;
     const auto r = run_shell("cd '" + std::string(GCSIM_SOURCE_DIR) + "' && '" + gcsim::test::gcsim_binary() +
                              "' trace gen --fit traces/philly-d07-d21.csv --jobs 40000 --seed 3 --scale-arrivals 20 "
                              "--out '" + t.string() + "' 2>&1");
@@ -96,7 +115,7 @@ int wait_exit(pid_t pid) {
 size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("gcsim-int-" + std::to_string(::getpid())) / name;
+  const fs::path d = temp_files().dir / name;
   fs::remove_all(d.parent_path() / name);
   fs::create_directories(d.parent_path());
   return d;
