@@ -242,28 +242,8 @@ bool ranked_after(const NodeOrder::Ranked& a, const NodeOrder::Ranked& b) {
 
 }  // namespace
 
-// The first node is nearly always the last one asked for: it is found by one scan,
-// and the heap is built only when a second is wanted.
-void NodeOrder::rank() {
-  heaped_ = false;
-  first_taken_ = false;
-}
-
 int NodeOrder::pop_ranked() {
   if (ranked_.empty()) return -1;
-  if (!heaped_) {
-    if (!first_taken_) {
-      first_taken_ = true;
-      auto least = std::min_element(ranked_.begin(), ranked_.end(),
-                                    [](const Ranked& a, const Ranked& b) { return ranked_after(b, a); });
-      std::iter_swap(least, ranked_.end() - 1);
-      const int node = ranked_.back().node;
-      ranked_.pop_back();
-      return node;
-    }
-    std::make_heap(ranked_.begin(), ranked_.end(), ranked_after);
-    heaped_ = true;
-  }
   std::pop_heap(ranked_.begin(), ranked_.end(), ranked_after);
   const int node = ranked_.back().node;
   ranked_.pop_back();
@@ -274,10 +254,10 @@ int NodeOrder::pop_ranked() {
 int NodeOrder::after_best() {
   const Ranked best = best_;
   const Refill refill = refill_;
-  start_ranked();
+  mode_ = Mode::kRanked;
+  ranked_.clear();
   refill(*shape_, *state_, *list_, ranked_);
   std::make_heap(ranked_.begin(), ranked_.end(), ranked_after);
-  heaped_ = true;
   if (ranked_.empty() || ranked_.front().node != best.node || ranked_.front().pos != best.pos)
     throw std::logic_error("node order: the node handed out first is not the least key");
   std::pop_heap(ranked_.begin(), ranked_.end(), ranked_after);

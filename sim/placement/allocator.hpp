@@ -103,11 +103,10 @@ class FitBound {
   std::pair<int, int> share_{0, 0};  // fixed node counts: tasks and GPUs of the smallest share
 };
 
-/// Candidate nodes in preference order, handed out one at a time: a list as given, or
-/// ranked keys kept as a heap and popped on demand. A one-node job nearly always fits
-/// the first node it tries, so ranking lazily spares sorting every node per placement
-/// (a full sort was 13% of a Curie replay). Keys are unique (they end in the node's
-/// position), so the order is total and the same as sorting them.
+/// Candidate nodes in preference order, handed out one at a time: a list as given,
+/// the open member nodes by id, or a one-node job's best candidate first and then, only
+/// if asked, the others from a heap of their keys. Keys are unique (they end in the
+/// node's position), so the order is total and the same as sorting them.
 class NodeOrder {
  public:
   struct Ranked {
@@ -132,15 +131,7 @@ class NodeOrder {
     next_ = 0;
     bits_ = words > 0 ? members[0] & open[0] : 0;
   }
-  /// Starts a ranked order: the caller appends keys, then calls rank().
-  std::vector<Ranked>& start_ranked() {
-    mode_ = Mode::kRanked;
-    heaped_ = first_taken_ = false;
-    ranked_.clear();
-    return ranked_;
-  }
-  void rank();
-  /// Fills `keys` with every candidate's key (what start_ranked() then rank() would hold).
+  /// Fills `keys` with every candidate's key.
   using Refill = void (*)(const JobShape& shape, const ClusterState& state, const std::vector<int>& node_order,
                           std::vector<Ranked>& keys);
   /// Hands out `best` (the least key of every candidate, node -1 for none) first. Asked
@@ -198,9 +189,7 @@ class NodeOrder {
   const uint64_t* open_ = nullptr;
   size_t words_ = 0;
   uint64_t bits_ = 0;           // scan: the current word's nodes not yet handed out
-  std::vector<Ranked> ranked_;  // after the first pop, a heap with the least key on top
-  bool first_taken_ = false;    // the least key was handed out by a scan
-  bool heaped_ = false;
+  std::vector<Ranked> ranked_;  // a heap with the least key on top
   Ranked best_;  // best: handed out first
   bool best_given_ = false;
   Refill refill_ = nullptr;

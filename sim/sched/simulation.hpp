@@ -58,18 +58,8 @@ struct JobOutcome {
   std::vector<Segment> preempted_segments;  // the segments that ended in a preemption, in order
                                             // (their allocations without task bindings)
 
-  /// The last segment's allocation: `alloc`, or for an ended job `packed` unpacked into
-  /// `scratch` (and then a reference to it).
-  [[nodiscard]] const Allocation& final_alloc(Allocation& scratch) const {
-    if (packed.empty()) return alloc;
-    packed.unpack(scratch);
-    return scratch;
-  }
-  [[nodiscard]] Allocation final_alloc() const {
-    Allocation a;
-    return final_alloc(a);
-  }
-  /// The same, packed: `packed`, or `alloc` packed into `scratch`.
+  /// The last segment's allocation, packed: `packed` once the job ended, else `alloc`
+  /// packed into `scratch` (and then a reference to it).
   [[nodiscard]] const PackedAllocation& final_packed(PackedAllocation& scratch) const {
     if (!packed.empty() || alloc.nodes.empty()) return packed;
     scratch = PackedAllocation(alloc);
