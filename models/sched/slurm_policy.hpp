@@ -32,11 +32,14 @@ struct SlurmPolicyInputs {
   std::map<std::string, std::string> overrides;    // --set KEY=VALUE
 };
 
+struct BackfillNodeSets;  // slurm_policy.cpp
+
 class SlurmPolicy final : public Policy {
  public:
   /// Reads the configuration; throws InputError on malformed values. Warnings (options
   /// gcsim does not model) go to `warnings`.
   SlurmPolicy(const SlurmPolicyInputs& in, Diagnostics& warnings);
+  ~SlurmPolicy() override;
   [[nodiscard]] std::string name() const override { return "slurm"; }
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> parameters() const override;
   void schedule(SchedContext& ctx) override { main_pass(ctx, true); }
@@ -85,6 +88,7 @@ class SlurmPolicy final : public Policy {
   bool changed_ = true;
   SimTime main_armed_ = SimTime::infinite();
   SimTime bf_armed_ = SimTime::infinite();
+  std::unique_ptr<BackfillNodeSets> bf_sets_;  // every node and each partition, as node sets
 };
 
 }  // namespace gcsim

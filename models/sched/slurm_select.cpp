@@ -1,6 +1,7 @@
 #include "models/sched/slurm_select.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <stdexcept>
 
@@ -40,6 +41,15 @@ bool holds_rest(const Need& need, It first, It last, Get get) {
   return tasks >= need.tasks && n >= need.nodes && gpus >= need.gpus;
 }
 
+/// choose_flat's order of sets: the lowest weight; then one that holds the rest, with
+/// the fewest CPUs; else, none holding it, the most CPUs. True when set a (weight,
+/// sufficient, CPUs) beats b; the first of equals is kept.
+bool set_beats(int64_t a_weight, bool a_suff, int64_t a_cpus, int64_t b_weight, bool b_suff, int64_t b_cpus) {
+  if (a_weight != b_weight) return a_weight < b_weight;
+  if (a_suff != b_suff) return a_suff;
+  return a_suff ? a_cpus < b_cpus : a_cpus > b_cpus;
+}
+
 /// A necessary condition for select() on a CPU-only shape, in one pass over plain
 /// counters: the allowed nodes' free cores hold the tasks (one-node jobs: one node
 /// alone). capacity() gives each node at most this many tasks, so a shape this rejects
@@ -72,6 +82,10 @@ SlurmSelector::SlurmSelector(const Cluster& cluster, const SlurmSchedConfig& cfg
   // bindings took 1.7 of its 2.9 GB
   placer_.keep_cpu_job_bindings(false);
   leaf_of_.assign(cluster.nodes.size(), -1);
+  // slurm_sched_weight with no GPUs asked for: Weight, then 0xff less no near GPUs
+  cpu_weight_.resize(cluster.nodes.size());
+  for (size_t n = 0; n < cluster.nodes.size(); ++n)
+    cpu_weight_[n] = (static_cast<int64_t>(cluster.nodes[n].weight) << 8) | 0xff;
   if (cluster.network.kind == NetworkSpec::Kind::kTree)
     for (const auto& sw : cluster.network.switches) {
       if (sw.nodes.empty()) continue;
@@ -163,15 +177,7 @@ std::vector<SlurmSelector::Cap> SlurmSelector::choose_flat(const JobShape& shape
       const bool suff = sufficient(sets[i]);
       const int64_t cpus = sets[i].cpus;
       const int64_t w = caps[sets[i].begin].weight;
-      bool pick = false;
-      if (best < 0) pick = true;
-      else if (const int64_t bw = caps[sets[best].begin].weight; w < bw) pick = true;
-      else if (w == bw) {
-        if (suff && !best_suff) pick = true;
-        else if (suff && best_suff && cpus < sets[best].cpus) pick = true;
-        else if (!suff && !best_suff && cpus > sets[best].cpus) pick = true;
-      }
-      if (pick) {
+      if (best < 0 || set_beats(w, suff, cpus, caps[sets[best].begin].weight, best_suff, sets[best].cpus)) {
         best = static_cast<int>(i);
         best_suff = suff;
       }
@@ -343,6 +349,109 @@ std::optional<Allocation> SlurmSelector::finish(const JobShape& shape, const Clu
   return a;
 }
 
+template <class AllowedWord>
+bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& state, AllowedWord allowed_word,
+                                 std::vector<std::pair<int, int>>& ranges) const {
+  // A set of choose_flat: nodes [first, last], all allowed and open, of one weight, with
+  // the sums of the capacities the count path gives them (tasks min(free, job tasks),
+  // CPUs min(free CPUs, job CPUs)). choose_flat takes a set whole, or one node of it,
+  // so these sums are all its sufficiency test reads.
+  struct Set {
+    int first, last;
+    int64_t tasks, cpus, weight;
+  };
+  thread_local std::vector<Set> sets;
+  sets.clear();
+  const int T = shape.tasks;
+  const int64_t job_cpus = std::max<int64_t>(1, shape.requested_cpus());
+  const uint64_t* open = state.open_bits();
+  int prev = -2;
+  for (size_t w = 0; w < state.node_words(); ++w) {
+    if (open[w] == 0) continue;
+    for (uint64_t bits = open[w] & allowed_word(w); bits != 0; bits &= bits - 1) {
+      const int n = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+      const int free = state.node(n).free_cores;
+      const int64_t wt = cpu_weight_[n];
+      if (n != prev + 1 || wt != sets.back().weight) sets.push_back(Set{n, n, 0, 0, wt});
+      Set& set = sets.back();
+      set.last = n;
+      set.tasks += std::min(free, T);
+      set.cpus += std::min<int64_t>(static_cast<int64_t>(free) * cluster_->tmpl(n).threads_per_core, job_cpus);
+      prev = n;
+    }
+  }
+  ranges.clear();
+  if (sets.empty()) return false;
+  Need need = initial_need(shape);
+  auto tasks_of = [&](int n) { return std::min(state.node(n).free_cores, T); };
+  while (!need.done() && need.max_nodes > 0) {
+    int best = -1;
+    bool best_suff = false;
+    for (size_t i = 0; i < sets.size(); ++i) {
+      const Set& set = sets[i];
+      if (set.first > set.last) continue;
+      const bool suff = set.tasks >= need.tasks && set.last - set.first + 1 >= need.nodes && 0 >= need.gpus;
+      if (best < 0 || set_beats(set.weight, suff, set.cpus, sets[best].weight, best_suff, sets[best].cpus)) {
+        best = static_cast<int>(i);
+        best_suff = suff;
+      }
+    }
+    if (best < 0) break;
+    Set& set = sets[best];
+    bool took_one = false;
+    if (need.nodes <= 1 && best_suff) {
+      // best fit: the node with the fewest free CPUs that holds the rest (no GPUs here)
+      int pick = -1;
+      int pick_cpus = 0;
+      for (int n = set.first; n <= set.last; ++n) {
+        const int free = state.node(n).free_cores;
+        const int cpus = free * cluster_->tmpl(n).threads_per_core;
+        if (std::min(free, T) >= need.tasks && 0 >= need.gpus && (pick < 0 || cpus < pick_cpus)) {
+          pick = n;
+          pick_cpus = cpus;
+        }
+      }
+      if (pick >= 0) {
+        count_node(shape, need, tasks_of(pick), 0);
+        ranges.emplace_back(pick, pick);
+        took_one = true;
+      }
+    }
+    if (!took_one) {
+      // count_node for a shape with no fixed node count and no GPUs, inline (a big
+      // job's plan walks thousands of nodes)
+      int n = set.first;
+      for (; n <= set.last && !need.done() && need.max_nodes > 0; ++n) {
+        need.tasks -= std::max(std::min(tasks_of(n), need.tasks), 1);
+        --need.nodes;
+        --need.max_nodes;
+      }
+      if (n > set.first) ranges.emplace_back(set.first, n - 1);
+    }
+    set.last = set.first - 1;
+  }
+  if (!need.done()) {
+    ranges.clear();
+    return false;
+  }
+  // sets are disjoint runs: ordered by their first nodes, the ranges list nodes by id
+  std::sort(ranges.begin(), ranges.end());
+  return true;
+}
+
+std::optional<std::vector<std::pair<int, int>>> SlurmSelector::plan_nodes(const JobShape& shape,
+                                                                          const ClusterState& state,
+                                                                          const uint64_t* allowed) const {
+  if (!select_is_exact(shape, state))
+    throw std::logic_error("SlurmSelector::plan_nodes: the shape's selection is not decided by free cores");
+  if (!totals_allow(shape, state)) return std::nullopt;
+  // every chosen node gets a task in select's finish (each took at least one of them),
+  // so these are its nodes
+  std::vector<std::pair<int, int>> ranges;
+  if (!choose_exact(shape, state, [allowed](size_t w) { return allowed[w]; }, ranges)) return std::nullopt;
+  return ranges;
+}
+
 bool SlurmSelector::free_core_sum_decides_bound(const JobShape& shape) {
   // cores_may_hold then sums each allowed node's free cores, unlimited per node
   return shape.cpu_only() && shape.cpus_per_task <= 1 && shape.tasks_per_node <= 0 && shape.nodes_max != 1;
@@ -385,27 +494,39 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
                                                 const std::vector<uint8_t>& allowed, SimTime waited,
                                                 int* leaves_used, bool place) const {
   if (!totals_allow(shape, state)) return std::nullopt;
-  std::vector<Cap> caps;
+  std::vector<Cap> chosen;
+  const bool topo = uses_topology(shape);
   if (count_caps_ && select_is_exact(shape, state)) {
     // capacity() on these shapes, without its general steps: every node with a free
     // core takes min(tasks, free cores) (memory follows cores, so it cuts nothing; no
     // GPUs, so no placement is tried)
-    state.for_each_open([&](int node) {
-      if (!allowed[node]) return;
-      const int free = state.node(node).free_cores;
-      caps.push_back(Cap{node, std::min(free, shape.tasks), 0, free * cluster_->tmpl(node).threads_per_core,
-                         slurm_sched_weight(shape, state, node)});
-    });
+    std::vector<std::pair<int, int>> ranges;
+    const bool ok = choose_exact(
+        shape, state,
+        [&allowed](size_t w) {
+          uint64_t m = 0;
+          const size_t end = std::min(allowed.size(), w * 64 + 64);
+          for (size_t n = w * 64; n < end; ++n) m |= static_cast<uint64_t>(allowed[n] != 0) << (n & 63);
+          return m;
+        },
+        ranges);
+    if (!ok) return std::nullopt;
+    for (const auto& [first, last] : ranges)
+      for (int n = first; n <= last; ++n) {
+        const int free = state.node(n).free_cores;
+        chosen.push_back(
+            Cap{n, std::min(free, shape.tasks), 0, free * cluster_->tmpl(n).threads_per_core, cpu_weight_[n]});
+      }
   } else {
     // capacity() is nothing on a node with no free core (every task takes one)
+    std::vector<Cap> caps;
     state.for_each_open([&](int node) {
       if (!allowed[node]) return;
       if (auto c = capacity(shape, state, node)) caps.push_back(*c);
     });
+    if (caps.empty()) return std::nullopt;
+    chosen = topo ? choose_topo(shape, caps) : choose_flat(shape, caps);
   }
-  if (caps.empty()) return std::nullopt;
-  const bool topo = uses_topology(shape);
-  std::vector<Cap> chosen = topo ? choose_topo(shape, caps) : choose_flat(shape, caps);
   if (chosen.empty()) return std::nullopt;
   const int leaves = leaf_count(chosen);
   if (leaves_used) *leaves_used = leaves;

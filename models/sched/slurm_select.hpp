@@ -11,6 +11,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "models/placement/placement.hpp"
@@ -47,6 +48,17 @@ class SlurmSelector {
   /// below the tasks (one-core tasks, no per-node limit, not one node): a caller that
   /// knows that sum by counting can refuse without calling it.
   [[nodiscard]] static bool free_core_sum_decides_bound(const JobShape& shape);
+  /// Shapes for which may_select()'s true means select() succeeds once the free cores
+  /// hold the tasks (CPU-only packed shapes, memory following cores, no topology).
+  [[nodiscard]] bool select_is_exact(const JobShape& shape, const ClusterState& state) const;
+  /// The nodes select(shape, state, allowed, ..., place = false) would give, as
+  /// [first, last] runs by increasing id, for a shape select_is_exact() accepts
+  /// (logic_error otherwise), with the allowed nodes as bits (state.node_words() words):
+  /// what a backfill reservation reads, without building an Allocation. std::nullopt
+  /// where select() fails.
+  [[nodiscard]] std::optional<std::vector<std::pair<int, int>>> plan_nodes(const JobShape& shape,
+                                                                           const ClusterState& state,
+                                                                           const uint64_t* allowed) const;
   [[nodiscard]] const PlacementAllocator& placer() const { return placer_; }
   /// Whether select() builds the capacities of may_select-exact shapes from free core
   /// counts alone (on by default; tests turn it off to compare with capacity()).
@@ -66,15 +78,22 @@ class SlurmSelector {
                                                  const std::vector<Cap>& chosen, bool place) const;
   [[nodiscard]] std::vector<Cap> choose_flat(const JobShape& shape, const std::vector<Cap>& caps) const;
   [[nodiscard]] std::vector<Cap> choose_topo(const JobShape& shape, const std::vector<Cap>& caps) const;
+  /// choose_flat() for select_is_exact() shapes, with the capacities taken from the free
+  /// cores as it goes: sets are runs of consecutive allowed open nodes, summed as they
+  /// are found, and a taken set is walked by node id. `allowed_word(w)` gives the
+  /// allowed bits of node word w. The chosen nodes go to `ranges` as [first, last]
+  /// runs in id order; false (and no ranges) where choose_flat finds none.
+  template <class AllowedWord>
+  bool choose_exact(const JobShape& shape, const ClusterState& state, AllowedWord allowed_word,
+                    std::vector<std::pair<int, int>>& ranges) const;
   [[nodiscard]] int leaf_count(const std::vector<Cap>& chosen) const;
-  /// Whether may_select()'s true, once the free cores hold the tasks, means select() succeeds.
-  [[nodiscard]] bool select_is_exact(const JobShape& shape, const ClusterState& state) const;
 
   const Cluster* cluster_;
   SlurmSchedConfig cfg_;
   PlacementAllocator placer_{PlacementMode::kSlurm};
   std::vector<int> leaf_of_;                 // node -> leaf switch index, -1 = none
   std::vector<std::vector<int>> leaf_nodes_; // leaf switch -> nodes
+  std::vector<int64_t> cpu_weight_;          // node -> sched_weight of a CPU-only job
   bool count_caps_ = true;
 };
 

@@ -187,6 +187,24 @@ bool ClusterState::memory_heavy(const NodeAlloc& na) const {
   return t.memory_mb > 0 && na.mem_mb * t.cores() > static_cast<int64_t>(na.cores.size()) * t.memory_mb;
 }
 
+namespace {
+
+/// f(word, mask) once per word of `words` that `cores` touch, with the mask of those
+/// cores: a whole node's cores are one or two word updates, not one per core (the
+/// per-core read-modify-write chain was most of backfill's future-state building).
+template <class F>
+void for_core_words(uint64_t* words, const std::vector<int>& cores, F f) {
+  size_t i = 0;
+  while (i < cores.size()) {
+    const int w = cores[i] >> 6;
+    uint64_t m = 0;
+    for (; i < cores.size() && cores[i] >> 6 == w; ++i) m |= 1ULL << (cores[i] & 63);
+    f(words[w], m);
+  }
+}
+
+}  // namespace
+
 bool ClusterState::fits(const Allocation& a) const {
   for (const auto& na : a.nodes) {
     const auto& s = nodes_[na.node];
@@ -205,8 +223,7 @@ void ClusterState::allocate(const Allocation& a) {
   if (!fits(a)) throw std::logic_error("allocation of resources that are not free");
   for (const auto& na : a.nodes) {
     auto& s = nodes_[na.node];
-    uint64_t* w = core_words_.data() + s.core_word;
-    for (int c : na.cores) w[c >> 6] &= ~(1ULL << (c & 63));
+    for_core_words(core_words_.data() + s.core_word, na.cores, [](uint64_t& w, uint64_t m) { w &= ~m; });
     s.free_cores -= static_cast<int>(na.cores.size());
     if (s.free_cores == 0) open_[static_cast<size_t>(na.node) >> 6] &= ~(1ULL << (na.node & 63));
     for (int g : na.gpus) s.gpu_free &= ~(1ULL << g);
@@ -222,8 +239,7 @@ void ClusterState::allocate(const Allocation& a) {
 void ClusterState::release(const Allocation& a) {
   for (const auto& na : a.nodes) {
     auto& s = nodes_[na.node];
-    uint64_t* w = core_words_.data() + s.core_word;
-    for (int c : na.cores) w[c >> 6] |= 1ULL << (c & 63);
+    for_core_words(core_words_.data() + s.core_word, na.cores, [](uint64_t& w, uint64_t m) { w |= m; });
     s.free_cores += static_cast<int>(na.cores.size());
     if (s.free_cores > 0) open_[static_cast<size_t>(na.node) >> 6] |= 1ULL << (na.node & 63);
     for (int g : na.gpus) s.gpu_free |= (1ULL << g);

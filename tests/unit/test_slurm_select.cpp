@@ -10,7 +10,8 @@
 //    decides as select() does;
 //  - may_select_counted, given the allowed nodes' free-core sum, answers as may_select;
 //  - select() with capacities from free counts (exact shapes) chooses and places as
-//    with capacity() on every node.
+//    with capacity() on every node;
+//  - plan_nodes (backfill's reservation nodes for exact shapes) gives select()'s nodes.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -55,7 +56,7 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
     ClusterState state(c);
     std::mt19937_64 rng(11);
     std::vector<Allocation> held;
-    int placed = 0, exact_fit = 0, refused = 0, edges = 0, counted = 0;
+    int placed = 0, exact_fit = 0, refused = 0, edges = 0, counted = 0, planned = 0;
     for (int step = 0; step < 400; ++step) {
       const JobShape& s = shapes[rng() % shapes.size()];
       std::vector<uint8_t> allowed(c.nodes.size(), 0);
@@ -71,6 +72,26 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
           CHECK(plan->nodes[i].node == general_plan->nodes[i].node);
           CHECK(plan->nodes[i].tasks == general_plan->nodes[i].tasks);
         }
+      }
+      if (sel.select_is_exact(s, state)) {
+        // backfill's reservation nodes, from the allowed nodes as bits, are select()'s
+        std::vector<uint64_t> words(state.node_words(), 0);
+        for (size_t n = 0; n < allowed.size(); ++n)
+          if (allowed[n]) words[n >> 6] |= uint64_t{1} << (n & 63);
+        const auto ranges = sel.plan_nodes(s, state, words.data());
+        REQUIRE(ranges.has_value() == plan.has_value());
+        if (plan) {
+          std::vector<int> nodes, want;
+          for (const auto& [first, last] : *ranges) {
+            CHECK(first <= last);
+            for (int n = first; n <= last; ++n) nodes.push_back(n);
+          }
+          for (const auto& na : plan->nodes) want.push_back(na.node);
+          CHECK(nodes == want);
+          ++planned;
+        }
+      } else {
+        CHECK_THROWS_AS(sel.plan_nodes(s, state, state.open_bits()), std::logic_error);
       }
       bool is_exact = false;
       const bool may = sel.may_select(s, state, allowed, &is_exact);
@@ -134,6 +155,7 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
       CHECK(refused > 5);
       CHECK(edges > 20);
       CHECK(counted > 50);
+      CHECK(planned > 20);
     }
   }
   }
