@@ -41,6 +41,7 @@ class NodeSet {
   [[nodiscard]] size_t words() const { return w_.size(); }
   [[nodiscard]] const uint64_t* data() const { return w_.data(); }
   void fill_from(const NodeSet& o) { std::copy(o.w_.begin(), o.w_.end(), w_.begin()); }
+  void set_word(size_t i, uint64_t v) { w_[i] = v; }
   /// Takes out the nodes of `out`.
   void remove(const NodeWords& out) {
     for (const auto& [i, m] : out) w_[i] &= ~m;
@@ -85,6 +86,49 @@ GCSIM_POPCNT_CLONES int NodeSet::count() const {
   for (uint64_t x : w_) c += std::popcount(x);
   return c;
 }
+
+/// Candidates of a window that slides forward over reservations: the partition less
+/// the nodes of the reservations in the window. Each node word keeps the masks of the
+/// reservations in it, so one that leaves recomputes only its own words (rebuilding the
+/// candidates from every reservation in the window at each attempt was a third of a
+/// Curie run: most attempts step to a slot end where some reservation ends).
+class WindowCandidates {
+ public:
+  explicit WindowCandidates(size_t words) : by_word_(words) {}
+  /// No reservation in: `cand` becomes `part`.
+  void start(NodeSet& cand, const NodeSet& part) {
+    for (size_t w : touched_) by_word_[w].clear();
+    touched_.clear();
+    cand.fill_from(part);
+  }
+  void enter(size_t id, const NodeWords& ws, NodeSet& cand) {
+    for (const auto& [w, m] : ws) {
+      if (by_word_[w].empty()) touched_.push_back(w);
+      by_word_[w].emplace_back(id, m);
+    }
+    cand.remove(ws);
+  }
+  void leave(size_t id, const NodeWords& ws, NodeSet& cand, const NodeSet& part) {
+    for (const auto& [w, m] : ws) {
+      auto& in = by_word_[w];
+      uint64_t held = 0;
+      for (size_t k = 0; k < in.size();) {
+        if (in[k].first == id) {
+          in[k] = in.back();
+          in.pop_back();
+          continue;
+        }
+        held |= in[k].second;
+        ++k;
+      }
+      cand.set_word(w, part.word(w) & ~held);
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::pair<size_t, uint64_t>>> by_word_;  // (reservation, its nodes here)
+  std::vector<size_t> touched_;
+};
 
 /// Where a running job holds cores: its nodes of one node word holding the same number
 /// of its cores, so the cores it holds on a candidate set are sums of popcounts.
@@ -485,6 +529,9 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     NodeWords words;
   };
   std::vector<Resv> resvs;
+  std::vector<size_t> by_begin;                      // resvs by begin
+  std::vector<std::pair<SimTime, size_t>> active;    // a tested job's window: (end, resv)
+  WindowCandidates window(bf_sets_->all.words());
   const SimTime table_begin = table[0].begin, table_end = table[0].end;
   std::map<std::string, int> per_user, per_part_user;
   std::map<int, int> per_part, part_resv;
@@ -534,8 +581,6 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   // per-attempt buffers, kept across the cycle's attempts
   NodeSet cand(n_nodes), memo_cand(n_nodes);
   std::vector<uint8_t> cand_bytes;  // `cand` for SlurmSelector, made when it is called
-  std::vector<SimTime> ends;         // end times of running jobs on `cand`, sorted
-  std::vector<int64_t> ends_cores;   // the cores each holds on `cand`
   int tested = 0, started = 0;
   for (int j : queue) {
     if (cfg_.bf_max_job_test > 0 && tested >= cfg_.bf_max_job_test) break;
@@ -596,54 +641,81 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       wr.fit = (!count_cores || cand_free >= s.tasks) && fits(ctx.state());
       wr.now = wr.fit;
       if (wr.fit) return;
-      ends.clear();
-      ends_cores.clear();
-      for (const Run& r : running_ends) {
-        bool overlap = false;
-        const int64_t on_cand = cores_on(feet.data() + r.foot_begin, feet.data() + r.foot_end, cand, &overlap);
-        if (overlap) {
-          ends.push_back(r.end);
-          ends_cores.push_back(on_cand);
+      // The running jobs on `cand` in end order, found as the batches reach them (the
+      // test stops at the first batch that fits): `e` and `c` are the next one's end
+      // and cores on `cand`.
+      size_t next = 0;
+      SimTime e;
+      int64_t c = 0;
+      auto next_on_cand = [&] {
+        while (next < running_ends.size()) {
+          const Run& r = running_ends[next++];
+          bool overlap = false;
+          c = cores_on(feet.data() + r.foot_begin, feet.data() + r.foot_end, cand, &overlap);
+          if (overlap) {
+            e = r.end;
+            return true;
+          }
         }
-      }
+        return false;
+      };
+      bool more = next_on_cand();
       // No job is dropped up front for a later start_res: the batches below run from the
       // first end time (oracle fairshare: retried at 60 s, the plan still came out at 63 s).
-      size_t removed = 0;
       wr.last_end = now;
       // Batches: every job ending by first end + W goes at once, W = 30 s, doubling
       // (observed: ends at 70 and 92 s were removed together and the plan started at
       // 92; with ends 64, 121, 124, 130 the plan came out at 124 = 64 + 60 cut-off).
       // Jobs off `cand` are released too (state_by): they change no candidate node.
-      const SimTime base = ends.empty() ? now : ends.front();
+      const SimTime base = more ? e : now;
       SimTime w = SimTime::seconds(30);
       SimTime thr = base + w;
-      while (removed < ends.size()) {
-        while (removed < ends.size() && ends[removed] <= thr) {
-          cand_free += ends_cores[removed];
-          wr.last_end = ends[removed++];
+      while (more) {
+        while (more && e <= thr) {
+          cand_free += c;
+          wr.last_end = e;
+          more = next_on_cand();
         }
         wr.fit = (!count_cores || cand_free >= s.tasks) && fits(state_by(thr));
         if (wr.fit) return;
-        if (removed < ends.size()) {
+        if (more) {
           w = w + w;
-          while (base + w < ends[removed]) w = w + w;
+          while (base + w < e) w = w + w;
           thr = base + w;
         }
       }
     };
+    // The reservations overlapping [start_res, start_res + limit): both ends only move
+    // forward, so one enters once the window's end passes its begin (by_begin, from
+    // `entered` on) unless it ended by then, and leaves once start_res reaches its end
+    // (`active`, a min-heap by end); `window` keeps the candidates.
     SimTime start_res = now;
+    size_t entered = 0;
+    active.clear();
+    window.start(cand, part);
+    const auto later_first = std::greater<std::pair<SimTime, size_t>>{};
+    auto slide = [&](SimTime end) {
+      while (!active.empty() && active.front().first <= start_res) {
+        window.leave(active.front().second, resvs[active.front().second].words, cand, part);
+        std::pop_heap(active.begin(), active.end(), later_first);
+        active.pop_back();
+      }
+      for (; entered < by_begin.size() && resvs[by_begin[entered]].begin < end; ++entered) {
+        const Resv& r = resvs[by_begin[entered]];
+        if (r.end <= start_res) continue;
+        window.enter(by_begin[entered], r.words, cand);
+        active.emplace_back(r.end, by_begin[entered]);
+        std::push_heap(active.begin(), active.end(), later_first);
+      }
+    };
     for (int attempt = 0; attempt < 64; ++attempt) {
       const SimTime end = start_res + limit;
-      cand.fill_from(part);
-      for (const Resv& r : resvs)
-        if (r.end > start_res && r.begin < end) cand.remove(r.words);
+      slide(end);
+      // the first slot the window overlaps (slots tile the table), if not the last
       std::optional<SimTime> later_start;
-      for (size_t k = 0; k + 1 < table.size(); ++k) {
-        const Slot& sl = table[k];
-        if (sl.end <= start_res || sl.begin >= end) continue;
-        later_start = sl.end;
-        break;
-      }
+      const auto sl = std::upper_bound(table.begin(), table.end(), start_res,
+                                       [](SimTime v, const Slot& x) { return v < x.end; });
+      if (sl != table.end() && sl + 1 != table.end() && sl->begin < end) later_start = sl->end;
       // The will-run test reads only `cand` (and the cycle's states, which no attempt
       // changes): a later start_res with the same candidates has the same outcome, and
       // its start is max(start_res, that outcome's), so it is kept, not recomputed.
@@ -700,20 +772,17 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       }
       if (no_reserve) break;
       if (later_start && t > *later_start) {
-        const SimTime s0 = start_res;
+        // (the window is still that of this attempt's start_res, s0)
         start_res = *later_start;
         if (!wr.now) {
           // The next attempts, while their candidates stay those of s0, find this same
           // t (the memo) and step to the next slot end: taken here, each counted as an
-          // attempt. Candidates stay while no reservation in at s0 ends (it is in while
-          // start_res < its end) and none out enters (it enters once start_res + limit
-          // passes its begin).
-          SimTime keep_below = SimTime::infinite(), keep_to = SimTime::infinite();
-          for (const Resv& r : resvs) {
-            if (r.end <= s0) continue;
-            if (r.begin < s0 + limit) keep_below = std::min(keep_below, r.end);
-            else keep_to = std::min(keep_to, r.begin - limit);
-          }
+          // attempt. Candidates stay while no reservation in at s0 (`active`) ends (it
+          // is in while start_res < its end) and none out enters (the first by begin,
+          // by_begin[entered], enters once start_res + limit passes its begin).
+          const SimTime keep_below = active.empty() ? SimTime::infinite() : active.front().first;
+          const SimTime keep_to =
+              entered < by_begin.size() ? resvs[by_begin[entered]].begin - limit : SimTime::infinite();
           while (attempt + 1 < 64 && start_res < keep_below && start_res <= keep_to) {
             // the slot that starts at start_res gives the next attempt's later start
             auto sl = std::lower_bound(table.begin(), table.end(), start_res,
@@ -750,8 +819,12 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         break;
       }
       add_reservation(table, rb, re, nodes);
-      if (std::max(rb, table_begin) < std::min(re, table_end))
+      if (std::max(rb, table_begin) < std::min(re, table_end)) {
         resvs.push_back(Resv{std::max(rb, table_begin), std::min(re, table_end), std::move(nodes)});
+        by_begin.insert(std::upper_bound(by_begin.begin(), by_begin.end(), resvs.back().begin,
+                                         [&](SimTime v, size_t i) { return v < resvs[i].begin; }),
+                        resvs.size() - 1);
+      }
       ctx.reserve(j, t);
       ++part_resv[s.partition];
       if (job.array_task >= 0) ++array_resv[job.id.value];
