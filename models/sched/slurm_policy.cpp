@@ -631,7 +631,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       auto fits = [&](const ClusterState& st) {
         bool exact = false;
         if (count_cores ? !selector_.may_select_counted(s, st, cand_free, &exact)
-                        : !selector_.may_select(s, st, cand_b(), &exact))
+                        : !selector_.may_select(s, st, cand.data(), &exact))
           return false;
         wr.state = &st;
         if (exact) return true;

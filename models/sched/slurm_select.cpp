@@ -54,24 +54,37 @@ bool set_beats(int64_t a_weight, bool a_suff, int64_t a_cpus, int64_t b_weight, 
 /// counters: the allowed nodes' free cores hold the tasks (one-node jobs: one node
 /// alone). capacity() gives each node at most this many tasks, so a shape this rejects
 /// is rejected there too, at many times the cost (most will-run batches fail).
-bool cores_may_hold(const JobShape& shape, const ClusterState& state, const std::vector<uint8_t>& allowed) {
+/// `allowed_word(w)`: the allowed bits of node word w. Only open nodes are read.
+template <class AllowedWord>
+bool cores_may_hold(const JobShape& shape, const ClusterState& state, AllowedWord allowed_word) {
   const bool one_node = shape.nodes_max == 1;
   int64_t tasks = 0;
-  for (size_t n = 0; n < allowed.size(); ++n) {
-    if (!allowed[n]) continue;
-    const int free = state.node(static_cast<int>(n)).free_cores;
-    if (free == 0) continue;
-    const int tpc = state.cluster().tmpl(static_cast<int>(n)).threads_per_core;
-    int k = free / std::max(1, cores_for_cpus(shape.cpus_per_task, tpc));
-    if (shape.tasks_per_node > 0) k = std::min(k, shape.tasks_per_node);
-    if (one_node) {
-      if (k >= shape.tasks) return true;
-      continue;
+  const uint64_t* open = state.open_bits();
+  for (size_t w = 0; w < state.node_words(); ++w) {
+    if (open[w] == 0) continue;
+    for (uint64_t bits = open[w] & allowed_word(w); bits != 0; bits &= bits - 1) {
+      const int n = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+      const int free = state.node(n).free_cores;
+      const int tpc = state.cluster().tmpl(n).threads_per_core;
+      int k = free / std::max(1, cores_for_cpus(shape.cpus_per_task, tpc));
+      if (shape.tasks_per_node > 0) k = std::min(k, shape.tasks_per_node);
+      if (one_node) {
+        if (k >= shape.tasks) return true;
+        continue;
+      }
+      tasks += k;
+      if (tasks >= shape.tasks) return true;
     }
-    tasks += k;
-    if (tasks >= shape.tasks) return true;
   }
   return false;
+}
+
+/// Node word w of a 0/1 byte per node.
+uint64_t byte_word(const std::vector<uint8_t>& allowed, size_t w) {
+  uint64_t m = 0;
+  const size_t end = std::min(allowed.size(), w * 64 + 64);
+  for (size_t n = w * 64; n < end; ++n) m |= static_cast<uint64_t>(allowed[n] != 0) << (n & 63);
+  return m;
 }
 
 }  // namespace
@@ -459,10 +472,21 @@ bool SlurmSelector::free_core_sum_decides_bound(const JobShape& shape) {
 
 bool SlurmSelector::may_select(const JobShape& shape, const ClusterState& state, const std::vector<uint8_t>& allowed,
                                bool* exact) const {
+  return may_select_in(shape, state, [&allowed](size_t w) { return byte_word(allowed, w); }, exact);
+}
+
+bool SlurmSelector::may_select(const JobShape& shape, const ClusterState& state, const uint64_t* allowed,
+                               bool* exact) const {
+  return may_select_in(shape, state, [allowed](size_t w) { return allowed[w]; }, exact);
+}
+
+template <class AllowedWord>
+bool SlurmSelector::may_select_in(const JobShape& shape, const ClusterState& state, AllowedWord allowed_word,
+                                  bool* exact) const {
   *exact = false;
   if (!totals_allow(shape, state)) return false;
   if (!shape.cpu_only()) return true;
-  if (!cores_may_hold(shape, state, allowed)) return false;
+  if (!cores_may_hold(shape, state, allowed_word)) return false;
   *exact = select_is_exact(shape, state);
   return true;
 }
@@ -501,15 +525,7 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
     // core takes min(tasks, free cores) (memory follows cores, so it cuts nothing; no
     // GPUs, so no placement is tried)
     std::vector<std::pair<int, int>> ranges;
-    const bool ok = choose_exact(
-        shape, state,
-        [&allowed](size_t w) {
-          uint64_t m = 0;
-          const size_t end = std::min(allowed.size(), w * 64 + 64);
-          for (size_t n = w * 64; n < end; ++n) m |= static_cast<uint64_t>(allowed[n] != 0) << (n & 63);
-          return m;
-        },
-        ranges);
+    const bool ok = choose_exact(shape, state, [&allowed](size_t w) { return byte_word(allowed, w); }, ranges);
     if (!ok) return std::nullopt;
     for (const auto& [first, last] : ranges)
       for (int n = first; n <= last; ++n) {

@@ -39,6 +39,9 @@ class SlurmSelector {
   /// following cores, no topology); otherwise true means only that it may.
   [[nodiscard]] bool may_select(const JobShape& shape, const ClusterState& state, const std::vector<uint8_t>& allowed,
                                 bool* exact) const;
+  /// may_select() with the allowed nodes as bits (state.node_words() words).
+  [[nodiscard]] bool may_select(const JobShape& shape, const ClusterState& state, const uint64_t* allowed,
+                                bool* exact) const;
   /// may_select() for a shape free_core_sum_decides_bound() accepts, from the allowed
   /// nodes' free cores as the caller summed them (`allowed_free`): the same answer
   /// without the pass over the nodes.
@@ -83,6 +86,9 @@ class SlurmSelector {
   /// are found, and a taken set is walked by node id. `allowed_word(w)` gives the
   /// allowed bits of node word w. The chosen nodes go to `ranges` as [first, last]
   /// runs in id order; false (and no ranges) where choose_flat finds none.
+  template <class AllowedWord>
+  [[nodiscard]] bool may_select_in(const JobShape& shape, const ClusterState& state, AllowedWord allowed_word,
+                                   bool* exact) const;
   template <class AllowedWord>
   bool choose_exact(const JobShape& shape, const ClusterState& state, AllowedWord allowed_word,
                     std::vector<std::pair<int, int>>& ranges) const;

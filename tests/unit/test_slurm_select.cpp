@@ -8,7 +8,8 @@
 //    the batch as fitting without choosing), and on Curie both outcomes occur;
 //  - at the edge (just enough free cores on the allowed nodes, and one node fewer) it
 //    decides as select() does;
-//  - may_select_counted, given the allowed nodes' free-core sum, answers as may_select;
+//  - may_select_counted, given the allowed nodes' free-core sum, and may_select given
+//    them as bits answer as may_select;
 //  - select() with capacities from free counts (exact shapes) chooses and places as
 //    with capacity() on every node;
 //  - plan_nodes (backfill's reservation nodes for exact shapes) gives select()'s nodes.
@@ -73,11 +74,12 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
           CHECK(plan->nodes[i].tasks == general_plan->nodes[i].tasks);
         }
       }
+      // the allowed nodes as bits, as backfill keeps them
+      std::vector<uint64_t> words(state.node_words(), 0);
+      for (size_t n = 0; n < allowed.size(); ++n)
+        if (allowed[n]) words[n >> 6] |= uint64_t{1} << (n & 63);
       if (sel.select_is_exact(s, state)) {
-        // backfill's reservation nodes, from the allowed nodes as bits, are select()'s
-        std::vector<uint64_t> words(state.node_words(), 0);
-        for (size_t n = 0; n < allowed.size(); ++n)
-          if (allowed[n]) words[n >> 6] |= uint64_t{1} << (n & 63);
+        // backfill's reservation nodes are select()'s
         const auto ranges = sel.plan_nodes(s, state, words.data());
         REQUIRE(ranges.has_value() == plan.has_value());
         if (plan) {
@@ -93,8 +95,10 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
       } else {
         CHECK_THROWS_AS(sel.plan_nodes(s, state, state.open_bits()), std::logic_error);
       }
-      bool is_exact = false;
+      bool is_exact = false, words_exact = false;
       const bool may = sel.may_select(s, state, allowed, &is_exact);
+      CHECK(sel.may_select(s, state, words.data(), &words_exact) == may);
+      CHECK(words_exact == is_exact);
       INFO(conf << " step " << step << " tasks " << s.tasks);
       if (plan) CHECK(may);
       if (SlurmSelector::free_core_sum_decides_bound(s)) {
