@@ -182,10 +182,16 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
   orders_ = std::move(orders);
 }
 
-bool ClusterState::memory_heavy(const NodeAlloc& na) const {
-  const auto& t = cluster_->tmpl(na.node);
+namespace {
+
+/// ClusterState::memory_heavy with the node's template at hand.
+bool heavy(const NodeAlloc& na, const NodeTemplate& t) {
   return t.memory_mb > 0 && na.mem_mb * t.cores() > static_cast<int64_t>(na.cores.size()) * t.memory_mb;
 }
+
+}  // namespace
+
+bool ClusterState::memory_heavy(const NodeAlloc& na) const { return heavy(na, cluster_->tmpl(na.node)); }
 
 namespace {
 
@@ -228,8 +234,10 @@ void ClusterState::allocate(const Allocation& a) {
     if (s.free_cores == 0) open_[static_cast<size_t>(na.node) >> 6] &= ~(1ULL << (na.node & 63));
     for (int g : na.gpus) s.gpu_free &= ~(1ULL << g);
     s.free_gpus -= static_cast<int>(na.gpus.size());
-    if (cluster_->tmpl(na.node).memory_mb > 0) s.free_mem_mb -= na.mem_mb;
-    mem_heavy_ += memory_heavy(na);
+    if (const auto& t = cluster_->tmpl(na.node); t.memory_mb > 0) {
+      s.free_mem_mb -= na.mem_mb;
+      mem_heavy_ += heavy(na, t);
+    }
     ++s.jobs;
     free_cores_total_ -= static_cast<int64_t>(na.cores.size());
     free_gpus_total_ -= static_cast<int64_t>(na.gpus.size());
@@ -244,8 +252,10 @@ void ClusterState::release(const Allocation& a) {
     if (s.free_cores > 0) open_[static_cast<size_t>(na.node) >> 6] |= 1ULL << (na.node & 63);
     for (int g : na.gpus) s.gpu_free |= (1ULL << g);
     s.free_gpus += static_cast<int>(na.gpus.size());
-    if (cluster_->tmpl(na.node).memory_mb > 0) s.free_mem_mb += na.mem_mb;
-    mem_heavy_ -= memory_heavy(na);
+    if (const auto& t = cluster_->tmpl(na.node); t.memory_mb > 0) {
+      s.free_mem_mb += na.mem_mb;
+      mem_heavy_ -= heavy(na, t);
+    }
     --s.jobs;
     free_cores_total_ += static_cast<int64_t>(na.cores.size());
     free_gpus_total_ += static_cast<int64_t>(na.gpus.size());

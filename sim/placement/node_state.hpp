@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "sim/cluster/cluster.hpp"
@@ -159,16 +160,19 @@ class CoreMask {
 /// Words needed for `cores` bits.
 [[nodiscard]] constexpr size_t core_words(int cores) { return (static_cast<size_t>(cores) + 63) / 64; }
 
-/// Counters of one node. Trivially copyable: the core bits live in the ClusterState's
-/// one flat array, so copying a state (the backfill shadow) is two memcpys.
+/// Counters of one node. Trivial (no member initializers: value-initialize it,
+/// NodeState{}, for zeros): the core bits live in the ClusterState's one flat array, so
+/// copying a state (backfill's future states, millions per Curie run) is memcpys; with
+/// initializers libstdc++ copied the vector element by element.
 struct NodeState {
-  uint32_t core_word = 0;    // first word of this node's core bits in the state's array
-  int free_cores = 0;
-  int64_t free_mem_mb = 0;   // memory_mb == 0 in the template: not modelled
-  uint64_t gpu_free = 0;     // bit i = GPU i free (at most 64 GPUs per node)
-  int free_gpus = 0;
-  int jobs = 0;              // jobs holding anything here
+  uint32_t core_word;    // first word of this node's core bits in the state's array
+  int free_cores;
+  int64_t free_mem_mb;   // memory_mb == 0 in the template: not modelled
+  uint64_t gpu_free;     // bit i = GPU i free (at most 64 GPUs per node)
+  int free_gpus;
+  int jobs;              // jobs holding anything here
 };
+static_assert(std::is_trivial_v<NodeState>);
 
 /// Each partition's nodes in the order Slurm considers them (partition_node_order),
 /// built once per ClusterState and shared by its copies. An allocator handed one of
