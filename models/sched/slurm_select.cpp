@@ -97,8 +97,11 @@ SlurmSelector::SlurmSelector(const Cluster& cluster, const SlurmSchedConfig& cfg
   leaf_of_.assign(cluster.nodes.size(), -1);
   // slurm_sched_weight with no GPUs asked for: Weight, then 0xff less no near GPUs
   cpu_weight_.resize(cluster.nodes.size());
-  for (size_t n = 0; n < cluster.nodes.size(); ++n)
+  tpc_.resize(cluster.nodes.size());
+  for (size_t n = 0; n < cluster.nodes.size(); ++n) {
     cpu_weight_[n] = (static_cast<int64_t>(cluster.nodes[n].weight) << 8) | 0xff;
+    tpc_[n] = cluster.tmpl(static_cast<int>(n)).threads_per_core;
+  }
   if (cluster.network.kind == NetworkSpec::Kind::kTree)
     for (const auto& sw : cluster.network.switches) {
       if (sw.nodes.empty()) continue;
@@ -378,21 +381,24 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
   const int T = shape.tasks;
   const int64_t job_cpus = std::max<int64_t>(1, shape.requested_cpus());
   const uint64_t* open = state.open_bits();
-  int prev = -2;
+  // the set being summed, in locals (summed through sets.back() it was a store per node)
+  Set cur{-2, -2, 0, 0, 0};
   for (size_t w = 0; w < state.node_words(); ++w) {
     if (open[w] == 0) continue;
     for (uint64_t bits = open[w] & allowed_word(w); bits != 0; bits &= bits - 1) {
       const int n = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
       const int free = state.node(n).free_cores;
       const int64_t wt = cpu_weight_[n];
-      if (n != prev + 1 || wt != sets.back().weight) sets.push_back(Set{n, n, 0, 0, wt});
-      Set& set = sets.back();
-      set.last = n;
-      set.tasks += std::min(free, T);
-      set.cpus += std::min<int64_t>(static_cast<int64_t>(free) * cluster_->tmpl(n).threads_per_core, job_cpus);
-      prev = n;
+      if (n != cur.last + 1 || wt != cur.weight) {
+        if (cur.first >= 0) sets.push_back(cur);
+        cur = Set{n, n, 0, 0, wt};
+      }
+      cur.last = n;
+      cur.tasks += std::min(free, T);
+      cur.cpus += std::min<int64_t>(static_cast<int64_t>(free) * tpc_[n], job_cpus);
     }
   }
+  if (cur.first >= 0) sets.push_back(cur);
   ranges.clear();
   if (sets.empty()) return false;
   Need need = initial_need(shape);
@@ -418,7 +424,7 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
       int pick_cpus = 0;
       for (int n = set.first; n <= set.last; ++n) {
         const int free = state.node(n).free_cores;
-        const int cpus = free * cluster_->tmpl(n).threads_per_core;
+        const int cpus = free * tpc_[n];
         if (std::min(free, T) >= need.tasks && 0 >= need.gpus && (pick < 0 || cpus < pick_cpus)) {
           pick = n;
           pick_cpus = cpus;

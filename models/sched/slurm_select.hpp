@@ -100,6 +100,7 @@ class SlurmSelector {
   std::vector<int> leaf_of_;                 // node -> leaf switch index, -1 = none
   std::vector<std::vector<int>> leaf_nodes_; // leaf switch -> nodes
   std::vector<int64_t> cpu_weight_;          // node -> sched_weight of a CPU-only job
+  std::vector<int> tpc_;                     // node -> threads per core
   bool count_caps_ = true;
 };
 
