@@ -8,127 +8,16 @@
 #include <stdexcept>
 #include <utility>
 
+#include "models/sched/backfill_nodes.hpp"
+
 namespace gcsim {
 
 namespace {
 
-/// Nodes as (word, mask) pairs by increasing word, each word once: a reservation's nodes.
-using NodeWords = std::vector<std::pair<size_t, uint64_t>>;
-
-/// Adds nodes [first, last] (at or after the last word already in `out`).
-void add_node_range(NodeWords& out, int first, int last) {
-  for (int n = first; n <= last;) {
-    const size_t w = static_cast<size_t>(n) >> 6;
-    const int hi = std::min(last, static_cast<int>(w * 64 + 63));
-    const int len = hi - n + 1;
-    const uint64_t m = (len == 64 ? ~uint64_t{0} : ((uint64_t{1} << len) - 1)) << (n & 63);
-    if (out.empty() || out.back().first != w) out.emplace_back(w, 0);
-    out.back().second |= m;
-    n = hi + 1;
-  }
-}
-
-/// A set of node indices, 64 to a word: backfill's reservation table and candidate
-/// masks (5,544 Curie nodes are 87 words, where a byte mask took 5,544 steps per test).
-class NodeSet {
- public:
-  NodeSet() = default;
-  explicit NodeSet(size_t n) : w_((n + 63) / 64, 0) {}
-  void set(int n) { w_[static_cast<size_t>(n) >> 6] |= uint64_t{1} << (n & 63); }
-  void reset(int n) { w_[static_cast<size_t>(n) >> 6] &= ~(uint64_t{1} << (n & 63)); }
-  [[nodiscard]] bool test(int n) const { return (w_[static_cast<size_t>(n) >> 6] >> (n & 63)) & 1U; }
-  [[nodiscard]] uint64_t word(size_t i) const { return w_[i]; }
-  [[nodiscard]] size_t words() const { return w_.size(); }
-  [[nodiscard]] const uint64_t* data() const { return w_.data(); }
-  void fill_from(const NodeSet& o) { std::copy(o.w_.begin(), o.w_.end(), w_.begin()); }
-  void set_word(size_t i, uint64_t v) { w_[i] = v; }
-  /// Takes out the nodes of `out`.
-  void remove(const NodeWords& out) {
-    for (const auto& [i, m] : out) w_[i] &= ~m;
-  }
-  [[nodiscard]] int count() const;
-  /// Whether every node of `ws` is in this set.
-  [[nodiscard]] bool holds(const NodeWords& ws) const {
-    for (const auto& [i, m] : ws)
-      if ((m & ~w_[i]) != 0) return false;
-    return true;
-  }
-  /// f(node) for each node in this set and in `o`, in index order.
-  template <typename F>
-  void for_each_and(const NodeSet& o, F f) const {
-    for (size_t i = 0; i < w_.size(); ++i)
-      for (uint64_t x = w_[i] & o.w_[i]; x != 0; x &= x - 1)
-        f(static_cast<int>(i * 64 + static_cast<size_t>(std::countr_zero(x))));
-  }
-  /// The set as a 0/1 byte per node, as SlurmSelector takes it.
-  void to_bytes(std::vector<uint8_t>& out, size_t n) const {
-    out.assign(n, 0);
-    for (size_t i = 0; i < w_.size(); ++i)
-      for (uint64_t x = w_[i]; x != 0; x &= x - 1) out[i * 64 + static_cast<size_t>(std::countr_zero(x))] = 1;
-  }
-  bool operator==(const NodeSet& o) const = default;
-
- private:
-  std::vector<uint64_t> w_;
-};
-
-// popcnt where the CPU has it: without -mpopcnt (not in Debian's x86-64 baseline)
-// std::popcount is a libgcc call, 12% of a busy Curie week's profile. Results are the
-// same either way.
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__POPCNT__)
-#define GCSIM_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#else
-#define GCSIM_POPCNT_CLONES
-#endif
-
-GCSIM_POPCNT_CLONES int NodeSet::count() const {
-  int c = 0;
-  for (uint64_t x : w_) c += std::popcount(x);
-  return c;
-}
-
-/// Candidates of a window that slides forward over reservations: the partition less
-/// the nodes of the reservations in the window. Each node word keeps the masks of the
-/// reservations in it, so one that leaves recomputes only its own words (rebuilding the
-/// candidates from every reservation in the window at each attempt was a third of a
-/// Curie run: most attempts step to a slot end where some reservation ends).
-class WindowCandidates {
- public:
-  explicit WindowCandidates(size_t words) : by_word_(words) {}
-  /// No reservation in: `cand` becomes `part`.
-  void start(NodeSet& cand, const NodeSet& part) {
-    for (size_t w : touched_) by_word_[w].clear();
-    touched_.clear();
-    cand.fill_from(part);
-  }
-  void enter(size_t id, const NodeWords& ws, NodeSet& cand) {
-    for (const auto& [w, m] : ws) {
-      if (by_word_[w].empty()) touched_.push_back(w);
-      by_word_[w].emplace_back(id, m);
-    }
-    cand.remove(ws);
-  }
-  void leave(size_t id, const NodeWords& ws, NodeSet& cand, const NodeSet& part) {
-    for (const auto& [w, m] : ws) {
-      auto& in = by_word_[w];
-      uint64_t held = 0;
-      for (size_t k = 0; k < in.size();) {
-        if (in[k].first == id) {
-          in[k] = in.back();
-          in.pop_back();
-          continue;
-        }
-        held |= in[k].second;
-        ++k;
-      }
-      cand.set_word(w, part.word(w) & ~held);
-    }
-  }
-
- private:
-  std::vector<std::vector<std::pair<size_t, uint64_t>>> by_word_;  // (reservation, its nodes here)
-  std::vector<size_t> touched_;
-};
+using bf::NodeSet;
+using bf::NodeWords;
+using bf::ReservationList;
+using bf::add_node_range;
 
 /// Where a running job holds cores: its nodes of one node word holding the same number
 /// of its cores, so the cores it holds on a candidate set are sums of popcounts.
@@ -521,17 +410,10 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   std::vector<Slot> table;
   table.push_back(Slot{floor_to(now, res), floor_to(now + cfg_.bf_window, res), bf_sets_->all});
   if (table[0].end <= table[0].begin) table[0].end = table[0].begin + res;
-  // The same reservations as a list, clipped to the table: a window's candidates are
-  // the partition less the nodes of those it overlaps, which is the AND of the slots
-  // it overlaps (slots tile the table), at the cost of the words the nodes fill.
-  struct Resv {
-    SimTime begin, end;
-    NodeWords words;
-  };
-  std::vector<Resv> resvs;
-  std::vector<size_t> by_begin;                      // resvs by begin
-  std::vector<std::pair<SimTime, size_t>> active;    // a tested job's window: (end, resv)
-  WindowCandidates window(bf_sets_->all.words());
+  // The same reservations as a list, clipped to the table, for the candidates of each
+  // window (what the AND of the slots it overlaps gives, at the cost of the words the
+  // reservations' nodes fill)
+  ReservationList resvs(n_nodes, now);
   const SimTime table_begin = table[0].begin, table_end = table[0].end;
   std::map<std::string, int> per_user, per_part_user;
   std::map<int, int> per_part, part_resv;
@@ -685,32 +567,11 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         }
       }
     };
-    // The reservations overlapping [start_res, start_res + limit): both ends only move
-    // forward, so one enters once the window's end passes its begin (by_begin, from
-    // `entered` on) unless it ended by then, and leaves once start_res reaches its end
-    // (`active`, a min-heap by end); `window` keeps the candidates.
     SimTime start_res = now;
-    size_t entered = 0;
-    active.clear();
-    window.start(cand, part);
-    const auto later_first = std::greater<std::pair<SimTime, size_t>>{};
-    auto slide = [&](SimTime end) {
-      while (!active.empty() && active.front().first <= start_res) {
-        window.leave(active.front().second, resvs[active.front().second].words, cand, part);
-        std::pop_heap(active.begin(), active.end(), later_first);
-        active.pop_back();
-      }
-      for (; entered < by_begin.size() && resvs[by_begin[entered]].begin < end; ++entered) {
-        const Resv& r = resvs[by_begin[entered]];
-        if (r.end <= start_res) continue;
-        window.enter(by_begin[entered], r.words, cand);
-        active.emplace_back(r.end, by_begin[entered]);
-        std::push_heap(active.begin(), active.end(), later_first);
-      }
-    };
+    resvs.start(limit, part, cand);
     for (int attempt = 0; attempt < 64; ++attempt) {
       const SimTime end = start_res + limit;
-      slide(end);
+      resvs.slide(start_res, end, part, cand);
       // the first slot the window overlaps (slots tile the table), if not the last
       std::optional<SimTime> later_start;
       const auto sl = std::upper_bound(table.begin(), table.end(), start_res,
@@ -777,12 +638,12 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         if (!wr.now) {
           // The next attempts, while their candidates stay those of s0, find this same
           // t (the memo) and step to the next slot end: taken here, each counted as an
-          // attempt. Candidates stay while no reservation in at s0 (`active`) ends (it
-          // is in while start_res < its end) and none out enters (the first by begin,
-          // by_begin[entered], enters once start_res + limit passes its begin).
-          const SimTime keep_below = active.empty() ? SimTime::infinite() : active.front().first;
-          const SimTime keep_to =
-              entered < by_begin.size() ? resvs[by_begin[entered]].begin - limit : SimTime::infinite();
+          // attempt. Candidates stay while no reservation in at s0 ends (it is in while
+          // start_res < its end) and none out enters (it enters once start_res + limit
+          // passes its begin).
+          const SimTime keep_below = resvs.next_leave(end);
+          const SimTime next_in = resvs.next_enter();
+          const SimTime keep_to = next_in.is_infinite() ? next_in : next_in - limit;
           while (attempt + 1 < 64 && start_res < keep_below && start_res <= keep_to) {
             // the slot that starts at start_res gives the next attempt's later start
             auto sl = std::lower_bound(table.begin(), table.end(), start_res,
@@ -819,12 +680,8 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         break;
       }
       add_reservation(table, rb, re, nodes);
-      if (std::max(rb, table_begin) < std::min(re, table_end)) {
-        resvs.push_back(Resv{std::max(rb, table_begin), std::min(re, table_end), std::move(nodes)});
-        by_begin.insert(std::upper_bound(by_begin.begin(), by_begin.end(), resvs.back().begin,
-                                         [&](SimTime v, size_t i) { return v < resvs[i].begin; }),
-                        resvs.size() - 1);
-      }
+      if (std::max(rb, table_begin) < std::min(re, table_end))
+        resvs.add(std::max(rb, table_begin), std::min(re, table_end), std::move(nodes));
       ctx.reserve(j, t);
       ++part_resv[s.partition];
       if (job.array_task >= 0) ++array_resv[job.id.value];

@@ -1,0 +1,131 @@
+// Backfill's node sets (models/sched/backfill_nodes.hpp), against plain sets of node ids:
+//  - add_node_range, NodeSet::holds/remove/add/count agree with std::set arithmetic,
+//    across word edges;
+//  - ReservationList, fed reservations in random begin order on a minute grid (so that
+//    windows often start exactly where reservations end and end where they begin),
+//    gives each sliding window the partition less the nodes of the reservations it
+//    overlaps (begin < window end, end > window start), and the window's next leave
+//    and next entry, as a brute-force pass over all reservations does.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <set>
+
+#include "models/sched/backfill_nodes.hpp"
+
+using namespace gcsim;
+using namespace gcsim::bf;
+
+namespace {
+
+std::set<int> members(const NodeSet& s, int n) {
+  std::set<int> out;
+  for (int i = 0; i < n; ++i)
+    if (s.test(i)) out.insert(i);
+  return out;
+}
+
+/// Random nodes as ranges: some inside one word, some across words, some single.
+NodeWords random_nodes(std::mt19937_64& rng, int n, std::set<int>& ids) {
+  NodeWords w;
+  int at = static_cast<int>(rng() % 40);
+  while (at < n) {
+    const int len = rng() % 4 == 0 ? 1 + static_cast<int>(rng() % 90) : 1 + static_cast<int>(rng() % 3);
+    const int last = std::min(n - 1, at + len - 1);
+    add_node_range(w, at, last);
+    for (int i = at; i <= last; ++i) ids.insert(i);
+    at = last + 2 + static_cast<int>(rng() % 120);
+  }
+  if (ids.empty()) {
+    add_node_range(w, n - 1, n - 1);
+    ids.insert(n - 1);
+  }
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("node sets agree with plain set arithmetic", "[slurm][backfill]") {
+  const int n = 300;  // 5 words, the last one partial
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    std::set<int> a_ids, b_ids;
+    const NodeWords a = random_nodes(rng, n, a_ids), b = random_nodes(rng, n, b_ids);
+    for (size_t i = 1; i < a.size(); ++i) REQUIRE(a[i - 1].first < a[i].first);  // each word once, in order
+    NodeSet s(n);
+    s.add(a);
+    REQUIRE(members(s, n) == a_ids);
+    CHECK(s.count() == static_cast<int>(a_ids.size()));
+    CHECK(s.holds(a));
+    const bool b_in_a = std::includes(a_ids.begin(), a_ids.end(), b_ids.begin(), b_ids.end());
+    CHECK(s.holds(b) == b_in_a);
+    s.remove(b);
+    std::set<int> diff;
+    std::set_difference(a_ids.begin(), a_ids.end(), b_ids.begin(), b_ids.end(), std::inserter(diff, diff.end()));
+    CHECK(members(s, n) == diff);
+    NodeSet all(n), minus(n);
+    for (int i = 0; i < n; ++i) all.set(i);
+    minus.assign_minus(all, s);
+    CHECK(minus.count() == n - static_cast<int>(diff.size()));
+  }
+}
+
+TEST_CASE("reservation windows give the partition less the reservations they overlap", "[slurm][backfill]") {
+  const int n = 300;
+  const SimTime now = SimTime::seconds(6000);
+  auto minute = [](int64_t k) { return SimTime::seconds(60 * k); };
+  std::mt19937_64 rng(17);
+  NodeSet part(n);
+  for (int i = 0; i < n; ++i)
+    if (i % 7 != 3) part.set(i);  // a partition that leaves some nodes out
+  int checked = 0, left = 0, entered = 0;
+  for (int cycle = 0; cycle < 20; ++cycle) {
+    struct Plain {
+      SimTime begin, end;
+      std::set<int> nodes;
+    };
+    std::vector<Plain> plain;
+    ReservationList list(n, now);
+    NodeSet cand(n);
+    for (int k = 0; k < 60; ++k) {
+      // a reservation from the cycle's start minute on (all end after now)
+      const SimTime begin = now + minute(static_cast<int64_t>(rng() % 40));
+      const SimTime end = begin + minute(1 + static_cast<int64_t>(rng() % 30));
+      std::set<int> ids;
+      NodeWords w = random_nodes(rng, n, ids);
+      list.add(begin, end, std::move(w));
+      plain.push_back(Plain{begin, end, ids});
+      // a tested job: its window slides forward, as backfill's attempts do
+      const SimTime limit = minute(1 + static_cast<int64_t>(rng() % 20));
+      list.start(limit, part, cand);
+      SimTime start = now;
+      for (int step = 0; step < 12; ++step) {
+        const SimTime end_w = start + limit;
+        list.slide(start, end_w, part, cand);
+        std::set<int> want;
+        SimTime next_leave = SimTime::infinite(), next_enter = SimTime::infinite();
+        for (int i = 0; i < n; ++i)
+          if (part.test(i)) want.insert(i);
+        for (const auto& p : plain) {
+          if (p.begin < end_w && p.end > start) {
+            for (int i : p.nodes) want.erase(i);
+            next_leave = std::min(next_leave, p.end);
+          } else if (p.begin >= end_w) {
+            next_enter = std::min(next_enter, p.begin);
+          }
+          left += p.end == start;
+          entered += p.begin == end_w;
+        }
+        REQUIRE(members(cand, n) == want);
+        CHECK(list.next_leave(end_w) == next_leave);
+        CHECK(list.next_enter() == next_enter);
+        ++checked;
+        start += minute(static_cast<int64_t>(rng() % 6));
+      }
+    }
+  }
+  CHECK(checked > 10000);
+  CHECK(left > 100);     // windows that start where a reservation ends
+  CHECK(entered > 100);  // and end where one begins
+  CHECK_THROWS_AS(ReservationList(n, now).add(now - minute(2), now, NodeWords{{0, 1}}), std::logic_error);
+}
