@@ -131,7 +131,7 @@ class ReservationList {
     by_end_.insert(std::upper_bound(by_end_.begin(), by_end_.end(), end,
                                     [this](SimTime v, size_t i) { return v < resvs_[i].end; }),
                    id);
-    for (const auto& [w, m] : words) by_word_[w].emplace_back(id, m);
+    for (const auto& [w, m] : words) by_word_[w].push_back(InWord{begin, end, m});
     resvs_.push_back(Resv{begin, end, std::move(words)});
   }
 
@@ -146,8 +146,8 @@ class ReservationList {
     for (; left_ < by_end_.size() && resvs_[by_end_[left_]].end <= start; ++left_)
       for (const auto& [w, m] : resvs_[by_end_[left_]].words) {
         uint64_t held = 0;
-        for (const auto& [id, mask] : by_word_[w])
-          if (resvs_[id].begin < end && resvs_[id].end > start) held |= mask;
+        for (const InWord& r : by_word_[w])
+          if (r.begin < end && r.end > start) held |= r.mask;
         cand.set_word(w, part.word(w) & ~held);
       }
     for (; entered_ < by_begin_.size() && resvs_[by_begin_[entered_]].begin < end; ++entered_)
@@ -175,7 +175,13 @@ class ReservationList {
   std::vector<Resv> resvs_;
   std::vector<size_t> by_begin_, by_end_;  // indices into resvs_, sorted
   std::vector<NodeSet> prefix_;            // prefix_[i]: nodes of by_begin_[0, i)
-  std::vector<std::vector<std::pair<size_t, uint64_t>>> by_word_;  // word -> (reservation, its nodes there)
+  /// A reservation in one node word: its times (kept here, as the recompute reads
+  /// nothing else) and its nodes there.
+  struct InWord {
+    SimTime begin, end;
+    uint64_t mask;
+  };
+  std::vector<std::vector<InWord>> by_word_;
   size_t entered_ = 0, left_ = 0;          // the window: by_begin_[0, entered_) begun, by_end_[0, left_) ended
 };
 
