@@ -62,7 +62,8 @@ bool cores_may_hold(const JobShape& shape, const ClusterState& state, AllowedWor
   const uint64_t* open = state.open_bits();
   for (size_t w = 0; w < state.node_words(); ++w) {
     if (open[w] == 0) continue;
-    for (uint64_t bits = open[w] & allowed_word(w); bits != 0; bits &= bits - 1) {
+    const uint64_t in = open[w] & allowed_word(w);
+    for (uint64_t bits = in; bits != 0; bits &= bits - 1) {
       const int n = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
       const int free = state.node(n).free_cores;
       const int tpc = state.cluster().tmpl(n).threads_per_core;
@@ -101,6 +102,20 @@ SlurmSelector::SlurmSelector(const Cluster& cluster, const SlurmSchedConfig& cfg
   for (size_t n = 0; n < cluster.nodes.size(); ++n) {
     cpu_weight_[n] = (static_cast<int64_t>(cluster.nodes[n].weight) << 8) | 0xff;
     tpc_[n] = cluster.tmpl(static_cast<int>(n)).threads_per_core;
+    max_cores_ = std::max(max_cores_, cluster.tmpl(static_cast<int>(n)).cores());
+  }
+  words_.resize((cluster.nodes.size() + 63) / 64);
+  for (size_t w = 0; w < words_.size(); ++w) {
+    const size_t first = w * 64;
+    if (first + 64 > cluster.nodes.size()) continue;
+    PlainWord& pw = words_[w];
+    pw.plain = true;
+    pw.weight = cpu_weight_[first];
+    pw.tpc = tpc_[first];
+    for (size_t n = first; n < first + 64; ++n) {
+      pw.plain = pw.plain && cpu_weight_[n] == pw.weight && tpc_[n] == pw.tpc;
+      pw.max_cores = std::max(pw.max_cores, cluster.tmpl(static_cast<int>(n)).cores());
+    }
   }
   if (cluster.network.kind == NetworkSpec::Kind::kTree)
     for (const auto& sw : cluster.network.switches) {
@@ -385,7 +400,22 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
   Set cur{-2, -2, 0, 0, 0};
   for (size_t w = 0; w < state.node_words(); ++w) {
     if (open[w] == 0) continue;
-    for (uint64_t bits = open[w] & allowed_word(w); bits != 0; bits &= bits - 1) {
+    const uint64_t in = open[w] & allowed_word(w);
+    if (const PlainWord& pw = words_[w];
+        in == ~uint64_t{0} && pw.plain && T >= pw.max_cores && job_cpus >= int64_t{pw.max_cores} * pw.tpc) {
+      // 64 open allowed nodes of one weight, none with more cores than the job's tasks
+      // or CPUs: the min()s below are their free cores
+      const int n = static_cast<int>(w * 64);
+      if (n != cur.last + 1 || pw.weight != cur.weight) {
+        if (cur.first >= 0) sets.push_back(cur);
+        cur = Set{n, n, 0, 0, pw.weight};
+      }
+      cur.last = n + 63;
+      cur.tasks += state.word_free_cores(w);
+      cur.cpus += state.word_free_cores(w) * pw.tpc;
+      continue;
+    }
+    for (uint64_t bits = in; bits != 0; bits &= bits - 1) {
       const int n = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
       const int free = state.node(n).free_cores;
       const int64_t wt = cpu_weight_[n];
@@ -418,8 +448,9 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
     if (best < 0) break;
     Set& set = sets[best];
     bool took_one = false;
-    if (need.nodes <= 1 && best_suff) {
-      // best fit: the node with the fewest free CPUs that holds the rest (no GPUs here)
+    if (need.nodes <= 1 && best_suff && need.tasks <= max_cores_) {
+      // best fit: the node with the fewest free CPUs that holds the rest (no GPUs here;
+      // none does when the rest exceeds every node's cores)
       int pick = -1;
       int pick_cpus = 0;
       for (int n = set.first; n <= set.last; ++n) {

@@ -101,6 +101,17 @@ class SlurmSelector {
   std::vector<std::vector<int>> leaf_nodes_; // leaf switch -> nodes
   std::vector<int64_t> cpu_weight_;          // node -> sched_weight of a CPU-only job
   std::vector<int> tpc_;                     // node -> threads per core
+  /// A node word whose 64 nodes all exist and share weight and threads per core: when
+  /// a job's tasks and CPUs reach max_cores on each, choose_exact sums the word's free
+  /// cores (ClusterState::word_free_cores) instead of its nodes'.
+  struct PlainWord {
+    bool plain = false;
+    int64_t weight = 0;
+    int tpc = 1;
+    int max_cores = 0;
+  };
+  std::vector<PlainWord> words_;
+  int max_cores_ = 0;                        // most cores of any node
   bool count_caps_ = true;
 };
 

@@ -167,8 +167,11 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
       mem_per_core_floor_ = std::min<int64_t>(mem_per_core_floor_, t.memory_mb / (int64_t{t.cores()} * t.threads_per_core));
   }
   open_.assign(core_words(static_cast<int>(nodes_.size())), 0);
-  for (size_t i = 0; i < nodes_.size(); ++i)
+  word_free_.assign(open_.size(), 0);
+  for (size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i].free_cores > 0) open_[i >> 6] |= 1ULL << (i & 63);
+    word_free_[i >> 6] += nodes_[i].free_cores;
+  }
   auto orders = std::make_shared<PartitionOrders>();
   for (size_t p = 0; p < cluster.partitions.size(); ++p) {
     PartitionOrders::Part part;
@@ -231,6 +234,7 @@ void ClusterState::allocate(const Allocation& a) {
     auto& s = nodes_[na.node];
     for_core_words(core_words_.data() + s.core_word, na.cores, [](uint64_t& w, uint64_t m) { w &= ~m; });
     s.free_cores -= static_cast<int>(na.cores.size());
+    word_free_[static_cast<size_t>(na.node) >> 6] -= static_cast<int64_t>(na.cores.size());
     if (s.free_cores == 0) open_[static_cast<size_t>(na.node) >> 6] &= ~(1ULL << (na.node & 63));
     for (int g : na.gpus) s.gpu_free &= ~(1ULL << g);
     s.free_gpus -= static_cast<int>(na.gpus.size());
@@ -249,6 +253,7 @@ void ClusterState::release(const Allocation& a) {
     auto& s = nodes_[na.node];
     for_core_words(core_words_.data() + s.core_word, na.cores, [](uint64_t& w, uint64_t m) { w |= m; });
     s.free_cores += static_cast<int>(na.cores.size());
+    word_free_[static_cast<size_t>(na.node) >> 6] += static_cast<int64_t>(na.cores.size());
     if (s.free_cores > 0) open_[static_cast<size_t>(na.node) >> 6] |= 1ULL << (na.node & 63);
     for (int g : na.gpus) s.gpu_free |= (1ULL << g);
     s.free_gpus += static_cast<int>(na.gpus.size());

@@ -221,6 +221,8 @@ class ClusterState {
       for (uint64_t bits = members ? open_[w] & members[w] : open_[w]; bits != 0; bits &= bits - 1)
         f(static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits))));
   }
+  /// The free cores of nodes [64 w, 64 w + 64).
+  [[nodiscard]] int64_t word_free_cores(size_t w) const { return word_free_[w]; }
   [[nodiscard]] int64_t free_cores_total() const { return free_cores_total_; }
   [[nodiscard]] int64_t free_gpus_total() const { return free_gpus_total_; }
   [[nodiscard]] int max_threads_per_core() const { return max_tpc_; }
@@ -246,6 +248,7 @@ class ClusterState {
   std::vector<NodeState> nodes_;
   std::vector<uint64_t> core_words_;  // every node's core bits, node after node
   std::vector<uint64_t> open_;        // bit n: nodes_[n].free_cores > 0
+  std::vector<int64_t> word_free_;    // free cores of each word's 64 nodes
   std::shared_ptr<const PartitionOrders> orders_;
   int64_t free_cores_total_ = 0;
   int64_t free_gpus_total_ = 0;

@@ -164,3 +164,48 @@ TEST_CASE("may_select never refuses a selection and is exact where it says so", 
   }
   }
 }
+
+TEST_CASE("whole-word sums choose as node sums do", "[slurm][select]") {
+  // Curie: thin nodes 0-5039 (16 cores), fat 5040-5399 (32). Allowed: one word of 64 fat
+  // nodes (5056-5119) and a run of 70 thin ones. For 17 to 31 tasks a fat node counts
+  // min(32, tasks): the fat set (64 x tasks CPUs) is tighter than the thin run (70 x 16)
+  // up to 17 tasks, looser from 18. Counting the fat word's 32 free cores per node
+  // would call it looser at 17 too. Both sets hold the job, so the tighter one gives
+  // the node: one fat node, or two thin ones.
+  Diagnostics w;
+  const Cluster c = load_slurm_conf(test::src("configs/curie/slurm.conf"), w);
+  const SlurmSchedConfig cfg = read_slurm_sched_config(c, {}, w);
+  const SlurmSelector sel(c, cfg);
+  SlurmSelector general(c, cfg);
+  general.set_count_caps(false);
+  const ClusterState state(c);
+  std::vector<uint8_t> allowed(c.nodes.size(), 0);
+  std::vector<uint64_t> words(state.node_words(), 0);
+  auto allow = [&](int n) {
+    allowed[n] = 1;
+    words[static_cast<size_t>(n) >> 6] |= uint64_t{1} << (n & 63);
+  };
+  for (int n = 5056; n < 5120; ++n) allow(n);
+  for (int n = 100; n < 170; ++n) allow(n);
+  for (int tasks : {1, 16, 17, 18, 31, 32, 33, 64, 2000}) {
+    Job j;
+    j.id = JobId(1);
+    Diagnostics d;
+    REQUIRE(parse_sbatch_options("-n " + std::to_string(tasks), SourceLoc{"test", 1, 1}, j.req, d));
+    const auto s = make_job_shape(j, c, nullptr);
+    REQUIRE(s);
+    REQUIRE(sel.select_is_exact(*s, state));
+    const auto want = general.select(*s, state, allowed, SimTime{}, nullptr, false);
+    const auto got = sel.plan_nodes(*s, state, words.data());
+    INFO("tasks " << tasks);
+    REQUIRE(want.has_value() == got.has_value());
+    if (!want) continue;
+    std::vector<int> nodes, want_nodes;
+    for (const auto& [first, last] : *got)
+      for (int n = first; n <= last; ++n) nodes.push_back(n);
+    for (const auto& na : want->nodes) want_nodes.push_back(na.node);
+    CHECK(nodes == want_nodes);
+    if (tasks == 17) CHECK(want_nodes.front() >= 5056);  // the fat set is the tighter
+    if (tasks == 18) CHECK(want_nodes.front() < 5040);
+  }
+}
