@@ -59,10 +59,6 @@ bool Allocation::gpu_tasks_numa_local(const Cluster& c) const {
   return true;
 }
 
-void Allocation::drop_bindings() {
-  for (auto& na : nodes) std::vector<TaskBinding>().swap(na.bindings);
-}
-
 // Records: first node, node count, tasks, memory (two words), flags (bit 0 whole
 // node; bits 1-8 the GPU count; bits 9 and up the number of core runs), then each core
 // run as (first core, length), then the GPU indices four to a word. GPU indices are

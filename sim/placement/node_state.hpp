@@ -42,8 +42,6 @@ struct Allocation {
   /// Whether every task with GPUs has its cores and memory on NUMA domains of its GPUs
   /// (from the bindings; true when there are none).
   [[nodiscard]] bool gpu_tasks_numa_local(const Cluster& cluster) const;
-  /// Frees the per-task bindings (what a finished job no longer needs).
-  void drop_bindings();
 };
 
 /// A finished job's Allocation without its task bindings, packed into one array: a
