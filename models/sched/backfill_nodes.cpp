@@ -2,10 +2,18 @@
 
 namespace gcsim::bf {
 
-GCSIM_POPCNT_CLONES int NodeSet::count() const {
+namespace {
+
+// The clones stay inside this file: a target_clones definition behind a plain
+// declaration in another file does not link under clang.
+GCSIM_POPCNT_CLONES int popcount_words(const uint64_t* w, size_t n) {
   int c = 0;
-  for (uint64_t x : w_) c += std::popcount(x);
+  for (size_t i = 0; i < n; ++i) c += std::popcount(w[i]);
   return c;
 }
+
+}  // namespace
+
+int NodeSet::count() const { return popcount_words(w_.data(), w_.size()); }
 
 }  // namespace gcsim::bf
