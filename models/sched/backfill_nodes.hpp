@@ -115,7 +115,6 @@ class ReservationList {
   ReservationList(size_t n_nodes, SimTime now) : now_(now), by_word_((n_nodes + 63) / 64) {
     prefix_.emplace_back(n_nodes);
   }
-  [[nodiscard]] const Resv& operator[](size_t i) const { return resvs_[i]; }
 
   void add(SimTime begin, SimTime end, NodeWords words) {
     if (!(end > now_)) throw std::logic_error("slurm backfill: a reservation that ends before the cycle");

@@ -567,8 +567,7 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
     for (const auto& [first, last] : ranges)
       for (int n = first; n <= last; ++n) {
         const int free = state.node(n).free_cores;
-        chosen.push_back(
-            Cap{n, std::min(free, shape.tasks), 0, free * cluster_->tmpl(n).threads_per_core, cpu_weight_[n]});
+        chosen.push_back(Cap{n, std::min(free, shape.tasks), 0, free * tpc_[n], cpu_weight_[n]});
       }
   } else {
     // capacity() is nothing on a node with no free core (every task takes one)
