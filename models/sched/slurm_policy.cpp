@@ -116,6 +116,56 @@ void add_reservation(std::vector<Slot>& table, SimTime b, SimTime e, const NodeW
 
 }  // namespace
 
+/// Backfill's future states, kept from cycle to cycle: a running job's end time is
+/// fixed at its start, so "the present with every running job that ends by (end, job)
+/// released" stays true under a start or an end when the state takes or gives back
+/// that job's resources, where it ends after the key. Rebuilding them every cycle was
+/// a third of a Curie run (2.2M state copies and 24M releases).
+struct BackfillFutures {
+  struct Entry {
+    SimTime end;  // key: released are the running jobs with (end, job) <= (end, job)
+    int job;
+    std::unique_ptr<ClusterState> state;
+    uint64_t used;  // the last cycle that read it
+    [[nodiscard]] bool before(SimTime e, int j) const { return end != e ? end < e : job < j; }
+  };
+  std::vector<Entry> list;  // by key
+  const ClusterState* of = nullptr;  // the present they follow, at its changes() = synced
+  uint64_t synced = 0;
+  uint64_t cycle = 0;
+  /// Kept while read in the last kKeep cycles.
+  static constexpr uint64_t kKeep = 4;
+
+  [[nodiscard]] bool in_sync(const ClusterState& s) const { return of == &s && synced == s.changes(); }
+  void reset(const ClusterState& s) {
+    list.clear();
+    of = &s;
+    synced = s.changes();
+  }
+  /// After the present took (`take`) or gave back job `j`'s allocation `a`, ending at
+  /// `end`: the states that release less than j follow it. Any other change since the
+  /// last one they saw, and they are dropped.
+  void follow(const ClusterState& s, bool take, const Allocation& a, SimTime end, int j) {
+    if (of != &s || synced + 1 != s.changes()) {
+      reset(s);
+      return;
+    }
+    synced = s.changes();
+    for (auto& f : list) {
+      if (!f.before(end, j)) break;
+      if (take) f.state->allocate(a);
+      else f.state->release(a);
+    }
+  }
+  /// Drops the states not read lately, and those that release nothing running (below
+  /// `first`, the running job that ends first): they are the present.
+  void evict(const Run* first) {
+    std::erase_if(list, [&](const Entry& f) {
+      return f.used + kKeep < cycle || first == nullptr || f.before(first->end, first->job);
+    });
+  }
+};
+
 /// Node sets every backfill cycle starts from, built once (a cycle used to set 5,544
 /// bits for each, 7% of a Curie run).
 struct BackfillNodeSets {
@@ -226,6 +276,7 @@ void SlurmPolicy::on_queued(SchedContext& ctx, int j) {
 
 void SlurmPolicy::on_ended(SchedContext& ctx, int j) {
   ensure_job(ctx, j);
+  if (futures_) futures_->follow(ctx.state(), false, ctx.allocation(j), end_time(ctx, j), j);
   changed_ = true;
   const Job& job = ctx.job(j);
   if (job.array_task >= 0) --array_running_[job.id.value];
@@ -343,6 +394,7 @@ std::vector<int> SlurmPolicy::build_queue(SchedContext& ctx) const {
 
 void SlurmPolicy::start(SchedContext& ctx, int j, Allocation a, StartedBy by) {
   ctx.start(j, std::move(a), by);
+  if (futures_) futures_->follow(ctx.state(), true, ctx.allocation(j), end_time(ctx, j), j);
   ensure_job(ctx, j);
   charged_until_[j] = ctx.now();
   const Job& job = ctx.job(j);
@@ -407,6 +459,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   const size_t n_nodes = ctx.cluster().nodes.size();
   const SimTime res = cfg_.bf_resolution;
   if (!bf_sets_) bf_sets_ = std::make_unique<BackfillNodeSets>(ctx.cluster());
+  if (!futures_) futures_ = std::make_unique<BackfillFutures>();
   std::vector<Slot> table;
   table.push_back(Slot{floor_to(now, res), floor_to(now + cfg_.bf_window, res), bf_sets_->all});
   if (table[0].end <= table[0].begin) table[0].end = table[0].begin + res;
@@ -437,28 +490,46 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       if (ctx.state().node(static_cast<int>(n)).free_cores > 0) has_free.set(static_cast<int>(n));
   };
   find_free();
-  // Future states of the cycle, shared by its tested jobs: the present with the first k
-  // running jobs by end time released, for the k some will-run batch asked for (all that
-  // end by its threshold), sorted by k and built from the largest smaller one. Keyed by
-  // k, not by threshold: thresholds differ per job (30 s x 2^i from its own first end)
-  // but release the same prefixes, so there are at most one per running job (keyed by
-  // threshold, one busy Curie cycle held 10^4 copies, 2.6 GB). A job's will-run test
+  // Future states, shared by the cycle's tested jobs: the present with every running
+  // job released that ends by some time (a prefix of running_ends), for the prefixes
+  // will-run batches asked for (all that end by their threshold). Kept across cycles
+  // (BackfillFutures) and built from the largest smaller one. A job's will-run test
   // releases only jobs on its candidate nodes, but the others change no candidate node,
   // and the cluster-wide totals select() checks first are a necessary condition either
-  // way, so the plans are the same. A start is added to them.
-  std::vector<std::pair<size_t, std::unique_ptr<ClusterState>>> futures;
+  // way, so the plans are the same.
+  auto& futs = *futures_;
+  if (!futs.in_sync(ctx.state())) futs.reset(ctx.state());
+  ++futs.cycle;
+  futs.evict(running_ends.empty() ? nullptr : &running_ends.front());
   auto state_by = [&](SimTime thr) -> const ClusterState& {
-    const size_t k = static_cast<size_t>(
+    const auto k = static_cast<size_t>(
         std::upper_bound(running_ends.begin(), running_ends.end(), thr,
                          [](SimTime x, const Run& e) { return x < e.end; }) -
         running_ends.begin());
-    auto it = std::lower_bound(futures.begin(), futures.end(), k,
-                               [](const auto& f, size_t x) { return f.first < x; });
-    if (it != futures.end() && it->first == k) return *it->second;
-    const bool first = it == futures.begin();
-    auto fut = std::make_unique<ClusterState>(first ? ctx.state() : *std::prev(it)->second);
-    for (size_t i = first ? 0 : std::prev(it)->first; i < k; ++i) fut->release(ctx.allocation(running_ends[i].job));
-    return *futures.emplace(it, k, std::move(fut))->second;
+    if (k == 0) return ctx.state();
+    // a kept state whose key lies in [k-th job's, next job's) releases the same jobs
+    const Run& last = running_ends[k - 1];
+    auto it = std::lower_bound(futs.list.begin(), futs.list.end(), last,
+                               [](const BackfillFutures::Entry& f, const Run& r) { return f.before(r.end, r.job); });
+    if (it != futs.list.end() && (k == running_ends.size() || it->before(running_ends[k].end, running_ends[k].job))) {
+      it->used = futs.cycle;
+      return *it->state;
+    }
+    size_t from = 0;
+    std::unique_ptr<ClusterState> fut;
+    if (it == futs.list.begin()) {
+      fut = std::make_unique<ClusterState>(ctx.state());
+    } else {
+      const auto& below = *std::prev(it);
+      fut = std::make_unique<ClusterState>(*below.state);
+      from = static_cast<size_t>(std::upper_bound(running_ends.begin(), running_ends.end(), below,
+                                                  [](const BackfillFutures::Entry& f, const Run& r) {
+                                                    return f.before(r.end, r.job);
+                                                  }) -
+                                 running_ends.begin());
+    }
+    for (size_t i = from; i < k; ++i) fut->release(ctx.allocation(running_ends[i].job));
+    return *futs.list.insert(it, BackfillFutures::Entry{last.end, last.job, std::move(fut), futs.cycle})->state;
   };
   // per-attempt buffers, kept across the cycle's attempts
   NodeSet cand(n_nodes), memo_cand(n_nodes);
@@ -618,15 +689,8 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
           ++started;
           const Run key = add_run(j);
           const auto at = std::upper_bound(running_ends.begin(), running_ends.end(), key);
-          // The futures stay valid with j in: one that released the first k <= p jobs
-          // (p = j's place by end) has j running; one past p released j as well, and
-          // is the same state under key k + 1.
-          const auto p = static_cast<size_t>(at - running_ends.begin());
+          // (start() added j to the future states that end before it)
           running_ends.insert(at, key);
-          for (auto& [k, fut] : futures) {
-            if (k <= p) fut->allocate(ctx.allocation(j));
-            else ++k;
-          }
           find_free();
         }
         break;

@@ -33,6 +33,7 @@ struct SlurmPolicyInputs {
 };
 
 struct BackfillNodeSets;  // slurm_policy.cpp
+struct BackfillFutures;   // slurm_policy.cpp
 
 class SlurmPolicy final : public Policy {
  public:
@@ -89,6 +90,7 @@ class SlurmPolicy final : public Policy {
   SimTime main_armed_ = SimTime::infinite();
   SimTime bf_armed_ = SimTime::infinite();
   std::unique_ptr<BackfillNodeSets> bf_sets_;  // every node and each partition, as node sets
+  std::unique_ptr<BackfillFutures> futures_;   // backfill's future states, kept across cycles
 };
 
 }  // namespace gcsim

@@ -226,6 +226,7 @@ bool ClusterState::fits(const Allocation& a) const {
 
 void ClusterState::allocate(const Allocation& a) {
   if (!fits(a)) throw std::logic_error("allocation of resources that are not free");
+  ++changes_;
   for (const auto& na : a.nodes) {
     auto& s = nodes_[na.node];
     for_core_words(core_words_.data() + s.core_word, na.cores, [](uint64_t& w, uint64_t m) { w &= ~m; });
@@ -245,6 +246,7 @@ void ClusterState::allocate(const Allocation& a) {
 }
 
 void ClusterState::release(const Allocation& a) {
+  ++changes_;
   for (const auto& na : a.nodes) {
     auto& s = nodes_[na.node];
     for_core_words(core_words_.data() + s.core_word, na.cores, [](uint64_t& w, uint64_t m) { w |= m; });

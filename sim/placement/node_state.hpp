@@ -240,6 +240,9 @@ class ClusterState {
   void release(const Allocation& a);
   /// True when every resource of `a` is currently free.
   [[nodiscard]] bool fits(const Allocation& a) const;
+  /// How many allocate() and release() calls this state has had (its copies carry
+  /// the count on): lets a cache of derived states tell whether it missed one.
+  [[nodiscard]] uint64_t changes() const { return changes_; }
 
  private:
   const Cluster* cluster_;
@@ -253,6 +256,7 @@ class ClusterState {
   int max_tpc_ = 1;
   int64_t mem_heavy_ = 0;  // node allocations held for which memory_heavy()
   int64_t mem_per_core_floor_ = INT64_MAX;  // min over nodes with memory: MB / (cores x threads)
+  uint64_t changes_ = 0;
 };
 
 
