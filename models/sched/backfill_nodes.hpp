@@ -140,17 +140,25 @@ class ReservationList {
     left_ = 0;
     cand.assign_minus(part, prefix_[entered_]);
   }
-  /// Moves the window to [start, end), neither end before the last window's.
-  void slide(SimTime start, SimTime end, const NodeSet& part, NodeSet& cand) {
-    for (; left_ < by_end_.size() && resvs_[by_end_[left_]].end <= start; ++left_)
+  /// Moves the window to [start, end), neither end before the last window's. False
+  /// when no reservation entered or left it: `cand` is as it was.
+  bool slide(SimTime start, SimTime end, const NodeSet& part, NodeSet& cand) {
+    bool touched = false;
+    for (; left_ < by_end_.size() && resvs_[by_end_[left_]].end <= start; ++left_) {
+      touched = true;
       for (const auto& [w, m] : resvs_[by_end_[left_]].words) {
         uint64_t held = 0;
         for (const InWord& r : by_word_[w])
           if (r.begin < end && r.end > start) held |= r.mask;
         cand.set_word(w, part.word(w) & ~held);
       }
+    }
     for (; entered_ < by_begin_.size() && resvs_[by_begin_[entered_]].begin < end; ++entered_)
-      if (const Resv& r = resvs_[by_begin_[entered_]]; r.end > start) cand.remove(r.words);
+      if (const Resv& r = resvs_[by_begin_[entered_]]; r.end > start) {
+        touched = true;
+        cand.remove(r.words);
+      }
+    return touched;
   }
   /// The earliest end of a reservation in the window [start, end) last slid to.
   [[nodiscard]] SimTime next_leave(SimTime end) const {

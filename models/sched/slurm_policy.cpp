@@ -642,7 +642,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     resvs.start(limit, part, cand);
     for (int attempt = 0; attempt < 64; ++attempt) {
       const SimTime end = start_res + limit;
-      resvs.slide(start_res, end, part, cand);
+      const bool moved = resvs.slide(start_res, end, part, cand);
       // the first slot the window overlaps (slots tile the table), if not the last
       std::optional<SimTime> later_start;
       const auto sl = std::upper_bound(table.begin(), table.end(), start_res,
@@ -651,7 +651,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       // The will-run test reads only `cand` (and the cycle's states, which no attempt
       // changes): a later start_res with the same candidates has the same outcome, and
       // its start is max(start_res, that outcome's), so it is kept, not recomputed.
-      if (!memo_ok || !(cand == memo_cand)) {
+      if (!memo_ok || (moved && !(cand == memo_cand))) {
         memo_cand.fill_from(cand);
         memo_ok = true;
         bytes_made = false;

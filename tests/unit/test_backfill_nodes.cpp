@@ -78,7 +78,7 @@ TEST_CASE("reservation windows give the partition less the reservations they ove
   NodeSet part(n);
   for (int i = 0; i < n; ++i)
     if (i % 7 != 3) part.set(i);  // a partition that leaves some nodes out
-  int checked = 0, left = 0, entered = 0;
+  int checked = 0, left = 0, entered = 0, moves = 0;
   for (int cycle = 0; cycle < 20; ++cycle) {
     struct Plain {
       SimTime begin, end;
@@ -101,7 +101,8 @@ TEST_CASE("reservation windows give the partition less the reservations they ove
       SimTime start = now;
       for (int step = 0; step < 12; ++step) {
         const SimTime end_w = start + limit;
-        list.slide(start, end_w, part, cand);
+        const std::set<int> before = members(cand, n);
+        const bool moved = list.slide(start, end_w, part, cand);
         std::set<int> want;
         SimTime next_leave = SimTime::infinite(), next_enter = SimTime::infinite();
         for (int i = 0; i < n; ++i)
@@ -117,6 +118,8 @@ TEST_CASE("reservation windows give the partition less the reservations they ove
           entered += p.begin == end_w;
         }
         REQUIRE(members(cand, n) == want);
+        if (!moved) CHECK(before == want);  // unmoved: the candidates stayed
+        moves += moved;
         CHECK(list.next_leave(end_w) == next_leave);
         CHECK(list.next_enter() == next_enter);
         ++checked;
@@ -127,5 +130,7 @@ TEST_CASE("reservation windows give the partition less the reservations they ove
   CHECK(checked > 10000);
   CHECK(left > 100);     // windows that start where a reservation ends
   CHECK(entered > 100);  // and end where one begins
+  CHECK(moves > 100);    // and slides that moved the window's reservations (or not)
+  CHECK(checked > moves);
   CHECK_THROWS_AS(ReservationList(n, now).add(now - minute(2), now, NodeWords{{0, 1}}), std::logic_error);
 }
