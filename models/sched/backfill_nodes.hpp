@@ -74,13 +74,6 @@ class NodeSet {
       if ((m & ~w_[i]) != 0) return false;
     return true;
   }
-  /// f(node) for each node in this set and in `o`, in index order.
-  template <typename F>
-  void for_each_and(const NodeSet& o, F f) const {
-    for (size_t i = 0; i < w_.size(); ++i)
-      for (uint64_t x = w_[i] & o.w_[i]; x != 0; x &= x - 1)
-        f(static_cast<int>(i * 64 + static_cast<size_t>(std::countr_zero(x))));
-  }
   /// The set as a 0/1 byte per node, as SlurmSelector takes it.
   void to_bytes(std::vector<uint8_t>& out, size_t n) const {
     out.assign(n, 0);
