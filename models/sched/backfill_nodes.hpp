@@ -107,7 +107,8 @@ class ReservationList {
     SimTime begin, end;
     NodeWords words;
   };
-  ReservationList(size_t n_nodes, SimTime now) : now_(now), words_((n_nodes + 63) / 64), held_(n_nodes) {}
+  ReservationList(size_t n_nodes, SimTime now)
+      : now_(now), words_((n_nodes + 63) / 64), planes_(words_ * kPlanes, 0), top_(words_, 0), held_(n_nodes) {}
 
   void add(SimTime begin, SimTime end, NodeWords words) {
     if (!(end > now_)) throw std::logic_error("slurm backfill: a reservation that ends before the cycle");
@@ -184,36 +185,41 @@ class ReservationList {
   }
   /// +1 on the nodes `m` of word `w` (a carry chain through the planes).
   void count_in(size_t w, uint64_t m) {
+    uint64_t* p = planes_.data() + w * kPlanes;
     size_t k = 0;
     for (uint64_t carry = m; carry != 0; ++k) {
-      if (k == planes_.size() / words_) planes_.resize(planes_.size() + words_, 0);
-      uint64_t& p = planes_[k * words_ + w];
-      const uint64_t next = p & carry;
-      p ^= carry;
+      const uint64_t next = p[k] & carry;
+      p[k] ^= carry;
       carry = next;
     }
+    top_[w] = std::max(top_[w], static_cast<uint8_t>(k));
     held_.set_word(w, held_.word(w) | m);
   }
   /// -1 on the nodes `m` of word `w`, each counted at least once.
   void count_out(size_t w, uint64_t m) {
-    size_t k = 0;
-    for (uint64_t borrow = m; borrow != 0; ++k) {
-      uint64_t& p = planes_[k * words_ + w];
-      const uint64_t next = ~p & borrow;
-      p ^= borrow;
+    uint64_t* p = planes_.data() + w * kPlanes;
+    for (uint64_t borrow = m, k = 0; borrow != 0; ++k) {
+      const uint64_t next = ~p[k] & borrow;
+      p[k] ^= borrow;
       borrow = next;
     }
+    uint8_t top = top_[w];
+    while (top > 0 && p[top - 1] == 0) --top;
+    top_[w] = top;
     uint64_t any = 0;
-    for (size_t q = w; q < planes_.size(); q += words_) any |= planes_[q];
+    for (size_t k = 0; k < top; ++k) any |= p[k];
     held_.set_word(w, any);
   }
 
+  /// Bit planes per node word: counts up to 2^32 - 1, more than a cycle's reservations.
+  static constexpr size_t kPlanes = 32;
   SimTime now_;
   size_t words_;
   std::vector<Resv> resvs_;
   std::vector<size_t> by_begin_, by_end_;  // indices into resvs_, sorted
   std::vector<uint8_t> in_;                // by index: in the window
-  std::vector<uint64_t> planes_;           // the counts' bit planes, plane after plane
+  std::vector<uint64_t> planes_;           // the counts' bit planes, kPlanes per node word
+  std::vector<uint8_t> top_;               // per node word: planes up to the highest nonzero one
   NodeSet held_;                           // nodes with a count above zero
   size_t entered_ = 0, left_ = 0;          // the window: by_begin_[0, entered_) begun, by_end_[0, left_) ended
 };
