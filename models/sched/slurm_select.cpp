@@ -402,17 +402,36 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
     if (open[w] == 0) continue;
     const uint64_t in = open[w] & allowed_word(w);
     if (const PlainWord& pw = words_[w];
-        in == ~uint64_t{0} && pw.plain && T >= pw.max_cores && job_cpus >= int64_t{pw.max_cores} * pw.tpc) {
-      // 64 open allowed nodes of one weight, none with more cores than the job's tasks
-      // or CPUs: the min()s below are their free cores
-      const int n = static_cast<int>(w * 64);
-      if (n != cur.last + 1 || pw.weight != cur.weight) {
-        if (cur.first >= 0) sets.push_back(cur);
-        cur = Set{n, n, 0, 0, pw.weight};
+        pw.plain && T >= pw.max_cores && job_cpus >= int64_t{pw.max_cores} * pw.tpc) {
+      // Nodes of one weight, none with more cores than the job's tasks or CPUs: the
+      // min()s below are their free cores, so a run of consecutive open allowed nodes
+      // adds its free cores, and 64 of them the word's sum.
+      if (in == ~uint64_t{0}) {
+        const int n = static_cast<int>(w * 64);
+        if (n != cur.last + 1 || pw.weight != cur.weight) {
+          if (cur.first >= 0) sets.push_back(cur);
+          cur = Set{n, n, 0, 0, pw.weight};
+        }
+        cur.last = n + 63;
+        cur.tasks += state.word_free_cores(w);
+        cur.cpus += state.word_free_cores(w) * pw.tpc;
+        continue;
       }
-      cur.last = n + 63;
-      cur.tasks += state.word_free_cores(w);
-      cur.cpus += state.word_free_cores(w) * pw.tpc;
+      for (uint64_t bits = in; bits != 0;) {
+        const int lo = std::countr_zero(bits);
+        const int len = std::countr_one(bits >> lo);
+        bits = len + lo >= 64 ? 0 : bits & (~uint64_t{0} << (lo + len));
+        const int n = static_cast<int>(w * 64) + lo;
+        if (n != cur.last + 1 || pw.weight != cur.weight) {
+          if (cur.first >= 0) sets.push_back(cur);
+          cur = Set{n, n, 0, 0, pw.weight};
+        }
+        cur.last = n + len - 1;
+        int64_t free = 0;
+        for (int k = n; k < n + len; ++k) free += state.node(k).free_cores;
+        cur.tasks += free;
+        cur.cpus += free * pw.tpc;
+      }
       continue;
     }
     for (uint64_t bits = in; bits != 0; bits &= bits - 1) {
