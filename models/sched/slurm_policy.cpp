@@ -406,21 +406,39 @@ bool SlurmPolicy::array_capped(SchedContext& ctx, int j) const {
 }
 
 std::vector<int> SlurmPolicy::build_queue(SchedContext& ctx) const {
-  std::vector<int> q;
-  for (int j : ctx.pending())
-    if (!array_capped(ctx, j)) q.push_back(j);
+  // Sorted on keys gathered once: the comparator read four tables per comparison (2%
+  // of a Curie run, whose queue reaches 4,707 jobs and is sorted 10^6 times). The keys
+  // are total, so a plain sort gives the stable sort's order.
+  struct Key {
+    int tier;
+    int64_t prio;
+    SimTime submit;
+    int64_t id;
+    int64_t array_task;
+    size_t pos;  // in ctx.pending(): the stable sort's last word
+    int j;
+  };
+  std::vector<Key> keys;
+  keys.reserve(ctx.pending().size());
   const auto& parts = ctx.cluster().partitions;
-  std::stable_sort(q.begin(), q.end(), [&](int a, int b) {
-    const int ta = parts[ctx.shape(a).partition].priority_tier, tb = parts[ctx.shape(b).partition].priority_tier;
-    if (ta != tb) return ta > tb;
-    const int64_t pa = a < static_cast<int>(prio_.size()) ? prio_[a] : 0;
-    const int64_t pb = b < static_cast<int>(prio_.size()) ? prio_[b] : 0;
-    if (pa != pb) return pa > pb;
-    const Job &ja = ctx.job(a), &jb = ctx.job(b);
-    if (ja.submit != jb.submit) return ja.submit < jb.submit;
-    if (ja.id != jb.id) return ja.id < jb.id;
-    return ja.array_task < jb.array_task;
+  for (size_t pos = 0; pos < ctx.pending().size(); ++pos) {
+    const int j = ctx.pending()[pos];
+    if (array_capped(ctx, j)) continue;
+    const Job& job = ctx.job(j);
+    keys.push_back(Key{parts[ctx.shape(j).partition].priority_tier, j < static_cast<int>(prio_.size()) ? prio_[j] : 0,
+                       job.submit, job.id.value, job.array_task, pos, j});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.tier != b.tier) return a.tier > b.tier;
+    if (a.prio != b.prio) return a.prio > b.prio;
+    if (a.submit != b.submit) return a.submit < b.submit;
+    if (a.id != b.id) return a.id < b.id;
+    if (a.array_task != b.array_task) return a.array_task < b.array_task;
+    return a.pos < b.pos;
   });
+  std::vector<int> q;
+  q.reserve(keys.size());
+  for (const Key& k : keys) q.push_back(k.j);
   return q;
 }
 
@@ -565,13 +583,17 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     const JobShape& s = ctx.shape(j);
     const Job& job = ctx.job(j);
     if (array_capped(ctx, j)) continue;
+    // the per-user and per-partition counts, kept only where a limit reads them (the
+    // defaults set none; a map lookup and a string per tested job otherwise)
     if (cfg_.bf_max_job_user > 0 && per_user[job.user] >= cfg_.bf_max_job_user) continue;
     if (cfg_.bf_max_job_part > 0 && per_part[s.partition] >= cfg_.bf_max_job_part) continue;
-    const std::string up = job.user + "/" + std::to_string(s.partition);
-    if (cfg_.bf_max_job_user_part > 0 && per_part_user[up] >= cfg_.bf_max_job_user_part) continue;
-    ++per_user[job.user];
-    ++per_part[s.partition];
-    ++per_part_user[up];
+    if (cfg_.bf_max_job_user_part > 0) {
+      const std::string up = job.user + "/" + std::to_string(s.partition);
+      if (per_part_user[up] >= cfg_.bf_max_job_user_part) continue;
+      ++per_part_user[up];
+    }
+    if (cfg_.bf_max_job_user > 0) ++per_user[job.user];
+    if (cfg_.bf_max_job_part > 0) ++per_part[s.partition];
     ++tested;
     const SimTime limit = plan_limit(ctx, j);
     const SimTime waited = now - ctx.eligible_time(j);
