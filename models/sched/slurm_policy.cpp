@@ -27,23 +27,24 @@ struct Foot {
   int64_t cores;
 };
 
-/// A running job in a backfill cycle: planned end, index, its Foot range.
+/// A running job for backfill: planned end, index, its feet [foot_begin, foot_end)
+/// (BackfillFutures::feet_of, whose buffers stay put while the job runs).
 struct Run {
   SimTime end;
   int job;
-  size_t foot_begin, foot_end;
+  const Foot* foot_begin;
+  const Foot* foot_end;
   bool operator<(const Run& o) const { return end != o.end ? end < o.end : job < o.job; }
 };
 
 /// The first of runs [from, n) with a node in `cand` (n if none), and in `*cores` the
 /// cores it holds there: one call per batch of the will-run test's walk, not one per
 /// running job (an ifunc call each, 142M in a mid-Curie run), and no branch per foot.
-GCSIM_POPCNT_CLONES size_t next_on(const Run* runs, size_t from, size_t n, const Foot* feet, const NodeSet& cand,
-                                   int64_t* cores) {
+GCSIM_POPCNT_CLONES size_t next_on(const Run* runs, size_t from, size_t n, const NodeSet& cand, int64_t* cores) {
   for (; from < n; ++from) {
     int64_t on = 0;
     uint64_t any = 0;
-    for (const Foot *f = feet + runs[from].foot_begin, *e = feet + runs[from].foot_end; f != e; ++f) {
+    for (const Foot *f = runs[from].foot_begin, *e = runs[from].foot_end; f != e; ++f) {
       const uint64_t m = cand.word(f->word) & f->mask;
       any |= m;
       on += f->cores * std::popcount(m);
@@ -83,12 +84,11 @@ struct WillRun {
 };
 
 void add_feet(const Allocation& a, std::vector<Foot>& feet) {
-  const size_t first = feet.size();
   for (const auto& na : a.nodes) {
     const size_t w = static_cast<size_t>(na.node) >> 6;
     const uint64_t bit = uint64_t{1} << (na.node & 63);
     const auto c = static_cast<int64_t>(na.cores.size());
-    if (feet.size() > first && feet.back().word == w && feet.back().cores == c) {
+    if (!feet.empty() && feet.back().word == w && feet.back().cores == c) {
       feet.back().mask |= bit;
     } else {
       feet.push_back(Foot{w, bit, c});
@@ -167,19 +167,46 @@ struct BackfillFutures {
   uint64_t cycle = 0;
   /// Kept while read in the last kKeep cycles.
   static constexpr uint64_t kKeep = 4;
+  /// The running jobs by (end, job), with where they hold cores, kept the same way
+  /// (rebuilding them every cycle walked every node of every running job); valid
+  /// while runs_ok, else rebuilt by the next cycle.
+  std::vector<Run> runs;
+  std::vector<std::vector<Foot>> feet_of;  // by job index
+  bool runs_ok = false;
 
   [[nodiscard]] bool in_sync(const ClusterState& s) const { return of == &s && synced == s.changes(); }
   void reset(const ClusterState& s) {
     list.clear();
+    for (const Run& r : runs) std::vector<Foot>().swap(feet_of[static_cast<size_t>(r.job)]);
+    runs.clear();
+    runs_ok = false;
     of = &s;
     synced = s.changes();
   }
+  void add_run(const Allocation& a, SimTime end, int j) {
+    if (feet_of.size() <= static_cast<size_t>(j)) feet_of.resize(static_cast<size_t>(j) + 1);
+    auto& feet = feet_of[static_cast<size_t>(j)];
+    feet.clear();
+    add_feet(a, feet);
+    const Run r{end, j, feet.data(), feet.data() + feet.size()};
+    runs.insert(std::upper_bound(runs.begin(), runs.end(), r), r);
+  }
+  void drop_run(SimTime end, int j) {
+    const auto at = std::lower_bound(runs.begin(), runs.end(), Run{end, j, nullptr, nullptr});
+    if (at == runs.end() || at->end != end || at->job != j) return;
+    runs.erase(at);
+    std::vector<Foot>().swap(feet_of[static_cast<size_t>(j)]);
+  }
   /// After the present took (`take`) or gave back job `j`'s allocation `a`, ending at
-  /// `end`: the states that release less than j follow it. Any other change since the
-  /// last one they saw, and they are dropped.
+  /// `end`: the running jobs and the states that release less than j follow it. Any
+  /// other change since the last one they saw, and they are dropped (the running jobs
+  /// at the next cycle: one may be going on).
   void follow(const ClusterState& s, bool take, const Allocation& a, SimTime end, int j) {
+    if (take) add_run(a, end, j);
+    else drop_run(end, j);
     if (of != &s || synced + 1 != s.changes()) {
-      reset(s);
+      list.clear();
+      runs_ok = false;
       return;
     }
     synced = s.changes();
@@ -523,15 +550,6 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   std::map<int64_t, int> array_resv;
   // running jobs by (end time, index) with where they hold cores, built once per
   // cycle; jobs the cycle starts join it
-  std::vector<Run> running_ends;
-  std::vector<Foot> feet;
-  auto add_run = [&](int r) {
-    const size_t b = feet.size();
-    add_feet(ctx.allocation(r), feet);
-    return Run{end_time(ctx, r), r, b, feet.size()};
-  };
-  for (int r : ctx.running()) running_ends.push_back(add_run(r));
-  std::sort(running_ends.begin(), running_ends.end());
   // Future states, shared by the cycle's tested jobs: the present with every running
   // job released that ends by some time (a prefix of running_ends), for the prefixes
   // will-run batches asked for (all that end by their threshold). Kept across cycles
@@ -540,7 +558,12 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   // and the cluster-wide totals select() checks first are a necessary condition either
   // way, so the plans are the same.
   auto& futs = *futures_;
-  if (!futs.in_sync(ctx.state())) futs.reset(ctx.state());
+  if (!futs.in_sync(ctx.state()) || !futs.runs_ok) {
+    futs.reset(ctx.state());
+    for (int r : ctx.running()) futs.add_run(ctx.allocation(r), end_time(ctx, r), r);
+    futs.runs_ok = true;
+  }
+  const std::vector<Run>& running_ends = futs.runs;
   ++futs.cycle;
   futs.evict(running_ends.empty() ? nullptr : &running_ends.front());
   auto state_by = [&](SimTime thr) -> const ClusterState& {
@@ -643,7 +666,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       SimTime e;
       int64_t c = 0;
       auto next_on_cand = [&] {
-        next = next_on(running_ends.data(), next, running_ends.size(), feet.data(), cand, &c);
+        next = next_on(running_ends.data(), next, running_ends.size(), cand, &c);
         if (next == running_ends.size()) return false;
         e = running_ends[next++].end;
         return true;
@@ -723,10 +746,6 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         if (a) {
           start(ctx, j, std::move(*a), StartedBy::kBackfill);
           ++started;
-          const Run key = add_run(j);
-          const auto at = std::upper_bound(running_ends.begin(), running_ends.end(), key);
-          // (start() added j to the future states that end before it)
-          running_ends.insert(at, key);
         }
         break;
       }
