@@ -38,8 +38,9 @@ struct Run {
 };
 
 /// The first of runs [from, n) with a node in `cand` (n if none), and in `*cores` the
-/// cores it holds there: one call per batch of the will-run test's walk, not one per
-/// running job (an ifunc call each, 142M in a mid-Curie run), and no branch per foot.
+/// cores it holds there: one call per running job on `cand`, not one per running job
+/// walked (an ifunc call each, 142M in a mid-Curie run, where 3 in 4 walked are off
+/// `cand`), and no branch per foot.
 GCSIM_POPCNT_CLONES size_t next_on(const Run* runs, size_t from, size_t n, const NodeSet& cand, int64_t* cores) {
   for (; from < n; ++from) {
     int64_t on = 0;
