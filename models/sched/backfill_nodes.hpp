@@ -48,10 +48,8 @@ class NodeSet {
   NodeSet() = default;
   explicit NodeSet(size_t n) : w_((n + 63) / 64, 0) {}
   void set(int n) { w_[static_cast<size_t>(n) >> 6] |= uint64_t{1} << (n & 63); }
-  void reset(int n) { w_[static_cast<size_t>(n) >> 6] &= ~(uint64_t{1} << (n & 63)); }
   [[nodiscard]] bool test(int n) const { return (w_[static_cast<size_t>(n) >> 6] >> (n & 63)) & 1U; }
   [[nodiscard]] uint64_t word(size_t i) const { return w_[i]; }
-  [[nodiscard]] size_t words() const { return w_.size(); }
   [[nodiscard]] const uint64_t* data() const { return w_.data(); }
   void fill_from(const NodeSet& o) { std::copy(o.w_.begin(), o.w_.end(), w_.begin()); }
   void set_word(size_t i, uint64_t v) { w_[i] = v; }

@@ -443,8 +443,7 @@ std::vector<int> SlurmPolicy::build_queue(SchedContext& ctx) const {
     SimTime submit;
     int64_t id;
     int64_t array_task;
-    size_t pos;  // in ctx.pending(): the stable sort's last word
-    int j;
+    size_t pos;  // in ctx.pending(): the job, and the stable sort's last word
   };
   std::vector<Key> keys;
   keys.reserve(ctx.pending().size());
@@ -454,7 +453,7 @@ std::vector<int> SlurmPolicy::build_queue(SchedContext& ctx) const {
     if (array_capped(ctx, j)) continue;
     const Job& job = ctx.job(j);
     keys.push_back(Key{parts[ctx.shape(j).partition].priority_tier, j < static_cast<int>(prio_.size()) ? prio_[j] : 0,
-                       job.submit, job.id.value, job.array_task, pos, j});
+                       job.submit, job.id.value, job.array_task, pos});
   }
   std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     if (a.tier != b.tier) return a.tier > b.tier;
@@ -466,7 +465,7 @@ std::vector<int> SlurmPolicy::build_queue(SchedContext& ctx) const {
   });
   std::vector<int> q;
   q.reserve(keys.size());
-  for (const Key& k : keys) q.push_back(k.j);
+  for (const Key& k : keys) q.push_back(ctx.pending()[k.pos]);
   return q;
 }
 
@@ -549,9 +548,8 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   std::map<std::string, int> per_user, per_part_user;
   std::map<int, int> per_part, part_resv;
   std::map<int64_t, int> array_resv;
-  // running jobs by (end time, index) with where they hold cores, built once per
-  // cycle; jobs the cycle starts join it
-  // Future states, shared by the cycle's tested jobs: the present with every running
+  // The running jobs by (end, job) with where they hold cores (running_ends), and the
+  // future states, shared by the cycle's tested jobs: the present with every running
   // job released that ends by some time (a prefix of running_ends), for the prefixes
   // will-run batches asked for (all that end by their threshold). Kept across cycles
   // (BackfillFutures) and built from the largest smaller one. A job's will-run test
@@ -745,6 +743,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         // nodes (observed: two jobs started on g02 in one cycle); the will-run test
         // sees them as running jobs.
         if (a) {
+          // (start() adds j to running_ends and to the future states that end before it)
           start(ctx, j, std::move(*a), StartedBy::kBackfill);
           ++started;
         }

@@ -90,7 +90,7 @@ class SlurmPolicy final : public Policy {
   SimTime main_armed_ = SimTime::infinite();
   SimTime bf_armed_ = SimTime::infinite();
   std::unique_ptr<BackfillNodeSets> bf_sets_;  // every node and each partition, as node sets
-  std::unique_ptr<BackfillFutures> futures_;   // backfill's future states, kept across cycles
+  std::unique_ptr<BackfillFutures> futures_;   // backfill's running jobs by end and future states, kept across cycles
 };
 
 }  // namespace gcsim

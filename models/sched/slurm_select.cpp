@@ -62,8 +62,7 @@ bool cores_may_hold(const JobShape& shape, const ClusterState& state, AllowedWor
   const uint64_t* open = state.open_bits();
   for (size_t w = 0; w < state.node_words(); ++w) {
     if (open[w] == 0) continue;
-    const uint64_t in = open[w] & allowed_word(w);
-    for (uint64_t bits = in; bits != 0; bits &= bits - 1) {
+    for (uint64_t bits = open[w] & allowed_word(w); bits != 0; bits &= bits - 1) {
       const int n = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
       const int free = state.node(n).free_cores;
       const int tpc = state.cluster().tmpl(n).threads_per_core;
@@ -405,18 +404,7 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
         pw.plain && T >= pw.max_cores && job_cpus >= int64_t{pw.max_cores} * pw.tpc) {
       // Nodes of one weight, none with more cores than the job's tasks or CPUs: the
       // min()s below are their free cores, so a run of consecutive open allowed nodes
-      // adds its free cores, and 64 of them the word's sum.
-      if (in == ~uint64_t{0}) {
-        const int n = static_cast<int>(w * 64);
-        if (n != cur.last + 1 || pw.weight != cur.weight) {
-          if (cur.first >= 0) sets.push_back(cur);
-          cur = Set{n, n, 0, 0, pw.weight};
-        }
-        cur.last = n + 63;
-        cur.tasks += state.word_free_cores(w);
-        cur.cpus += state.word_free_cores(w) * pw.tpc;
-        continue;
-      }
+      // adds its free cores, and a run of all 64 the word's sum.
       for (uint64_t bits = in; bits != 0;) {
         const int lo = std::countr_zero(bits);
         const int len = std::countr_one(bits >> lo);
@@ -428,7 +416,11 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
         }
         cur.last = n + len - 1;
         int64_t free = 0;
-        for (int k = n; k < n + len; ++k) free += state.node(k).free_cores;
+        if (len == 64) {
+          free = state.word_free_cores(w);
+        } else {
+          for (int k = n; k < n + len; ++k) free += state.node(k).free_cores;
+        }
         cur.tasks += free;
         cur.cpus += free * pw.tpc;
       }
