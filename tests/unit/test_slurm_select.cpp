@@ -208,4 +208,30 @@ TEST_CASE("whole-word sums choose as node sums do", "[slurm][select]") {
     if (tasks == 17) CHECK(want_nodes.front() >= 5056);  // the fat set is the tighter
     if (tasks == 18) CHECK(want_nodes.front() < 5040);
   }
+  // Two whole words: thin 128-191 (1,024 cores) and the fat word. At 1,024 tasks the
+  // thin word holds the job exactly, so it is the tighter sufficient set; one core short
+  // in its word sum and the fat word would be chosen.
+  std::fill(allowed.begin(), allowed.end(), 0);
+  std::fill(words.begin(), words.end(), 0);
+  for (int n = 5056; n < 5120; ++n) allow(n);
+  for (int n = 128; n < 192; ++n) allow(n);
+  for (int tasks : {1023, 1024, 1025}) {
+    Job j;
+    j.id = JobId(1);
+    Diagnostics d;
+    REQUIRE(parse_sbatch_options("-n " + std::to_string(tasks), SourceLoc{"test", 1, 1}, j.req, d));
+    const auto s = make_job_shape(j, c, nullptr);
+    REQUIRE(s);
+    const auto want = general.select(*s, state, allowed, SimTime{}, nullptr, false);
+    const auto got = sel.plan_nodes(*s, state, words.data());
+    INFO("tasks " << tasks);
+    REQUIRE(want);
+    REQUIRE(got);
+    std::vector<int> nodes, want_nodes;
+    for (const auto& [first, last] : *got)
+      for (int n = first; n <= last; ++n) nodes.push_back(n);
+    for (const auto& na : want->nodes) want_nodes.push_back(na.node);
+    CHECK(nodes == want_nodes);
+    if (tasks == 1024) CHECK(want_nodes.front() == 128);
+  }
 }
