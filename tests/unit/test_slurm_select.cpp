@@ -185,9 +185,9 @@ TEST_CASE("whole-word sums choose as node sums do", "[slurm][select]") {
     allowed[n] = 1;
     words[static_cast<size_t>(n) >> 6] |= uint64_t{1} << (n & 63);
   };
-  for (int n = 5056; n < 5120; ++n) allow(n);
-  for (int n = 100; n < 170; ++n) allow(n);
-  for (int tasks : {1, 16, 17, 18, 31, 32, 33, 64, 2000}) {
+  // plan_nodes against the general select on the allowed nodes: the nodes both chose
+  // (empty when neither found any)
+  auto chosen = [&](int tasks) {
     Job j;
     j.id = JobId(1);
     Diagnostics d;
@@ -199,12 +199,20 @@ TEST_CASE("whole-word sums choose as node sums do", "[slurm][select]") {
     const auto got = sel.plan_nodes(*s, state, words.data());
     INFO("tasks " << tasks);
     REQUIRE(want.has_value() == got.has_value());
-    if (!want) continue;
     std::vector<int> nodes, want_nodes;
+    if (!want) return want_nodes;
     for (const auto& [first, last] : *got)
       for (int n = first; n <= last; ++n) nodes.push_back(n);
     for (const auto& na : want->nodes) want_nodes.push_back(na.node);
     CHECK(nodes == want_nodes);
+    return want_nodes;
+  };
+  for (int n = 5056; n < 5120; ++n) allow(n);
+  for (int n = 100; n < 170; ++n) allow(n);
+  for (int tasks : {1, 16, 17, 18, 31, 32, 33, 64, 2000}) {
+    const auto want_nodes = chosen(tasks);
+    INFO("tasks " << tasks);
+    if (want_nodes.empty()) continue;
     if (tasks == 17) CHECK(want_nodes.front() >= 5056);  // the fat set is the tighter
     if (tasks == 18) CHECK(want_nodes.front() < 5040);
   }
@@ -216,22 +224,9 @@ TEST_CASE("whole-word sums choose as node sums do", "[slurm][select]") {
   for (int n = 5056; n < 5120; ++n) allow(n);
   for (int n = 128; n < 192; ++n) allow(n);
   for (int tasks : {1023, 1024, 1025}) {
-    Job j;
-    j.id = JobId(1);
-    Diagnostics d;
-    REQUIRE(parse_sbatch_options("-n " + std::to_string(tasks), SourceLoc{"test", 1, 1}, j.req, d));
-    const auto s = make_job_shape(j, c, nullptr);
-    REQUIRE(s);
-    const auto want = general.select(*s, state, allowed, SimTime{}, nullptr, false);
-    const auto got = sel.plan_nodes(*s, state, words.data());
+    const auto want_nodes = chosen(tasks);
     INFO("tasks " << tasks);
-    REQUIRE(want);
-    REQUIRE(got);
-    std::vector<int> nodes, want_nodes;
-    for (const auto& [first, last] : *got)
-      for (int n = first; n <= last; ++n) nodes.push_back(n);
-    for (const auto& na : want->nodes) want_nodes.push_back(na.node);
-    CHECK(nodes == want_nodes);
+    REQUIRE(!want_nodes.empty());
     if (tasks == 1024) CHECK(want_nodes.front() == 128);
   }
 }
