@@ -63,13 +63,14 @@ GCSIM_POPCNT_CLONES size_t next_on(const Run* runs, size_t from, size_t n, const
 GCSIM_POPCNT_CLONES int64_t free_cores_on(const ClusterState& st, const NodeSet& cand) {
   int64_t sum = 0;
   const uint64_t* open = st.open_bits();
+  const int32_t* fc = st.free_cores_by_node();
   for (size_t w = 0; w < st.node_words(); ++w) {
     const uint64_t m = cand.word(w) & open[w];
     if (m == open[w]) {
       sum += st.word_free_cores(w);
       continue;
     }
-    for (uint64_t x = m; x != 0; x &= x - 1) sum += st.node(static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(x)))).free_cores;
+    for (uint64_t x = m; x != 0; x &= x - 1) sum += fc[w * 64 + static_cast<size_t>(std::countr_zero(x))];
   }
   return sum;
 }

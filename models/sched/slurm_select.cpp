@@ -395,6 +395,7 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
   const int T = shape.tasks;
   const int64_t job_cpus = std::max<int64_t>(1, shape.requested_cpus());
   const uint64_t* open = state.open_bits();
+  const int32_t* fc = state.free_cores_by_node();
   // the set being summed, in locals (summed through sets.back() it was a store per node)
   Set cur{-2, -2, 0, 0, 0};
   for (size_t w = 0; w < state.node_words(); ++w) {
@@ -419,7 +420,7 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
         if (len == 64) {
           free = state.word_free_cores(w);
         } else {
-          for (int k = n; k < n + len; ++k) free += state.node(k).free_cores;
+          for (int k = n; k < n + len; ++k) free += fc[k];
         }
         cur.tasks += free;
         cur.cpus += free * pw.tpc;
@@ -428,7 +429,7 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
     }
     for (uint64_t bits = in; bits != 0; bits &= bits - 1) {
       const int n = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
-      const int free = state.node(n).free_cores;
+      const int free = fc[n];
       const int64_t wt = cpu_weight_[n];
       if (n != cur.last + 1 || wt != cur.weight) {
         if (cur.first >= 0) sets.push_back(cur);
@@ -443,7 +444,7 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
   ranges.clear();
   if (sets.empty()) return false;
   Need need = initial_need(shape);
-  auto tasks_of = [&](int n) { return std::min(state.node(n).free_cores, T); };
+  auto tasks_of = [&](int n) { return std::min(fc[n], T); };
   while (!need.done() && need.max_nodes > 0) {
     int best = -1;
     bool best_suff = false;
@@ -465,7 +466,7 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
       int pick = -1;
       int pick_cpus = 0;
       for (int n = set.first; n <= set.last; ++n) {
-        const int free = state.node(n).free_cores;
+        const int free = fc[n];
         const int cpus = free * tpc_[n];
         if (std::min(free, T) >= need.tasks && 0 >= need.gpus && (pick < 0 || cpus < pick_cpus)) {
           pick = n;
@@ -478,7 +479,16 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
         took_one = true;
       }
     }
-    if (!took_one) {
+    const int len = set.last - set.first + 1;
+    if (!took_one && set.tasks <= need.tasks && len <= need.max_nodes) {
+      // The set falls short of the rest, or just meets it: the loop below would take
+      // all of it (each node at least one task, min(free, T) of them, summed in
+      // set.tasks; the need stays undone until its last node).
+      need.tasks -= static_cast<int>(set.tasks);
+      need.nodes -= len;
+      need.max_nodes -= len;
+      ranges.emplace_back(set.first, set.last);
+    } else if (!took_one) {
       // count_node for a shape with no fixed node count and no GPUs, inline (a big
       // job's plan walks thousands of nodes)
       int n = set.first;

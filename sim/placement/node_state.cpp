@@ -164,7 +164,9 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
   }
   open_.assign(core_words(static_cast<int>(nodes_.size())), 0);
   word_free_.assign(open_.size(), 0);
+  free_of_.assign(nodes_.size(), 0);
   for (size_t i = 0; i < nodes_.size(); ++i) {
+    free_of_[i] = nodes_[i].free_cores;
     if (nodes_[i].free_cores > 0) open_[i >> 6] |= 1ULL << (i & 63);
     word_free_[i >> 6] += nodes_[i].free_cores;
   }
@@ -231,6 +233,7 @@ void ClusterState::allocate(const Allocation& a) {
     auto& s = nodes_[na.node];
     for_core_words(core_words_.data() + s.core_word, na.cores, [](uint64_t& w, uint64_t m) { w &= ~m; });
     s.free_cores -= static_cast<int>(na.cores.size());
+    free_of_[static_cast<size_t>(na.node)] = s.free_cores;
     word_free_[static_cast<size_t>(na.node) >> 6] -= static_cast<int64_t>(na.cores.size());
     if (s.free_cores == 0) open_[static_cast<size_t>(na.node) >> 6] &= ~(1ULL << (na.node & 63));
     for (int g : na.gpus) s.gpu_free &= ~(1ULL << g);
@@ -251,6 +254,7 @@ void ClusterState::release(const Allocation& a) {
     auto& s = nodes_[na.node];
     for_core_words(core_words_.data() + s.core_word, na.cores, [](uint64_t& w, uint64_t m) { w |= m; });
     s.free_cores += static_cast<int>(na.cores.size());
+    free_of_[static_cast<size_t>(na.node)] = s.free_cores;
     word_free_[static_cast<size_t>(na.node) >> 6] += static_cast<int64_t>(na.cores.size());
     if (s.free_cores > 0) open_[static_cast<size_t>(na.node) >> 6] |= 1ULL << (na.node & 63);
     for (int g : na.gpus) s.gpu_free |= (1ULL << g);
