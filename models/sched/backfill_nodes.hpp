@@ -139,30 +139,34 @@ class ReservationList {
     cand.assign_minus(part, held_);
   }
   /// Moves the window to [start, end), neither end before the last window's. False
-  /// when no reservation entered or left it: `cand` is as it was.
+  /// when `cand` is as it was (no reservation entered or left, or none that changed a
+  /// candidate: the caller's 87-word compare of candidate sets was 3% of a run).
   bool slide(SimTime start, SimTime end, const NodeSet& part, NodeSet& cand) {
-    bool touched = false;
+    bool changed = false;
+    auto update = [&](size_t w) {
+      const uint64_t v = part.word(w) & ~held_.word(w);
+      changed |= v != cand.word(w);
+      cand.set_word(w, v);
+    };
     for (; left_ < by_end_.size() && resvs_[by_end_[left_]].end <= start; ++left_) {
       const size_t id = by_end_[left_];
       if (in_[id] == 0) continue;
       in_[id] = 0;
-      touched = true;
       for (const auto& [w, m] : resvs_[id].words) {
         count_out(w, m);
-        cand.set_word(w, part.word(w) & ~held_.word(w));
+        update(w);
       }
     }
     for (; entered_ < by_begin_.size() && resvs_[by_begin_[entered_]].begin < end; ++entered_) {
       const size_t id = by_begin_[entered_];
       if (!(resvs_[id].end > start) || in_[id] != 0) continue;
       in_[id] = 1;
-      touched = true;
       for (const auto& [w, m] : resvs_[id].words) {
         count_in(w, m);
-        cand.set_word(w, part.word(w) & ~held_.word(w));
+        update(w);
       }
     }
-    return touched;
+    return changed;
   }
   /// The earliest end of a reservation in the window [start, end) last slid to.
   [[nodiscard]] SimTime next_leave(SimTime end) const {

@@ -1,6 +1,7 @@
 // The slurm policy's parts on small cases: sacctmgr dump parsing, Fair Tree ranks and
 // classic fair-share, SchedulerParameters reading, time-limit kills with OverTimeLimit,
-// dependencies, job arrays and --switches on a topology/tree.
+// dependencies, job arrays, --switches on a topology/tree, and a main pass's blocked
+// partition under partitions that share nodes.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -140,6 +141,26 @@ TEST_CASE("slurm policy: time-limit kill at the 30 s check after limit + OverTim
   CHECK(out[0].timed_out);
   // starts on the first main tick (~0.1 s); limit 120 s + 60 s; checks every 30 s from 0
   CHECK(out[0].end == SimTime::seconds(210));
+}
+
+TEST_CASE("slurm policy: a main pass keeps a blocked partition's nodes from a later job of another", "[slurm]") {
+  // two-types' partitions share all four nodes; with one tier the queue is a (batch),
+  // b (high), c (batch). a takes a core, so b's four exclusive nodes fail and block the
+  // high partition's nodes, which are c's too: c must not start in that pass, and
+  // backfill keeps it off b's reservation (c's 20 min overlap it) until b has run.
+  Cluster c = oracle_cluster("two-types");
+  c.partitions[static_cast<size_t>(c.find_partition("high"))].priority_tier = 1;
+  const auto out = run_slurm(c,
+                             "name,submit,duration,args\n"
+                             "a,0,300,--partition=batch --ntasks=1 --time=10\n"
+                             "b,0,60,--partition=high --nodes=4 --ntasks=4 --exclusive --time=10\n"
+                             "c,0,60,--partition=batch --ntasks=1 --time=20\n");
+  REQUIRE(out.size() == 3);
+  for (const auto& o : out) REQUIRE(o.status == JobStatus::kDone);
+  INFO("a " << out[0].start.to_seconds() << "-" << out[0].end.to_seconds() << " b " << out[1].start.to_seconds() << "-" << out[1].end.to_seconds() << " c " << out[2].start.to_seconds());
+  CHECK(out[0].start < SimTime::seconds(10));  // the first main pass
+  CHECK(out[1].start >= out[0].end);
+  CHECK(out[2].start >= out[1].end);
 }
 
 TEST_CASE("slurm policy: afterok waits for the end, afternotok is never satisfied by success", "[slurm][deps]") {
