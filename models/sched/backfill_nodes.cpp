@@ -12,8 +12,15 @@ GCSIM_POPCNT_CLONES int popcount_words(const uint64_t* w, size_t n) {
   return c;
 }
 
+GCSIM_POPCNT_CLONES bool popcount_reaches(const uint64_t* w, size_t n, int k) {
+  int c = 0;
+  for (size_t i = 0; i < n && c < k; ++i) c += std::popcount(w[i]);
+  return c >= k;
+}
+
 }  // namespace
 
 int NodeSet::count() const { return popcount_words(w_.data(), w_.size()); }
+bool NodeSet::has_at_least(int k) const { return popcount_reaches(w_.data(), w_.size(), k); }
 
 }  // namespace gcsim::bf

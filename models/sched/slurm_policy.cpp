@@ -654,7 +654,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     // and the count stands in for may_select's pass over the nodes.
     const bool count_cores = SlurmSelector::free_core_sum_decides_bound(s);
     auto will_run = [&] {
-      wr.enough_nodes = cand.count() >= s.nodes_min;
+      wr.enough_nodes = cand.has_at_least(s.nodes_min);
       if (!wr.enough_nodes) return;
       int64_t cand_free = count_cores ? free_cores_on(ctx.state(), cand) : 0;
       auto fits = [&](const ClusterState& st) {

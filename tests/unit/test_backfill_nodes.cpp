@@ -56,6 +56,8 @@ TEST_CASE("node sets agree with plain set arithmetic", "[slurm][backfill]") {
     s.add(a);
     REQUIRE(members(s, n) == a_ids);
     CHECK(s.count() == static_cast<int>(a_ids.size()));
+    const int size = static_cast<int>(a_ids.size());
+    for (int k : {0, 1, size - 1, size, size + 1}) CHECK(s.has_at_least(k) == (size >= k));
     CHECK(s.holds(a));
     const bool b_in_a = std::includes(a_ids.begin(), a_ids.end(), b_ids.begin(), b_ids.end());
     CHECK(s.holds(b) == b_in_a);
