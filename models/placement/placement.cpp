@@ -240,28 +240,39 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
         out.push_back(c);
       }
   } else {
-    // Whole tasks per socket, round-robin over sockets.
+    // Slurm's cyclic core sync (cons_tres dist_tasks.c, _cyclic_sync_core_bitmap). With
+    // more than one CPU per task, whole tasks first fill the sockets in order, each
+    // socket's free cores rounded down to whole tasks; what is left (and every core of a
+    // one-CPU-per-task job) goes one core per socket in turn. Before that, _allocate_sc
+    // keeps only the node's first free cores, as many as whole tasks fill. Oracle: a
+    // -n4 -c2 job on an empty 2x8-core node got cores 0-7 in both fairshare runs, while
+    // -n4 -c1 jobs got two cores on each socket (gpu-sockets, binding).
     const int cpt = v.cores_per_task();
-    int s = 0;
-    for (int task = 0; task < v.req.tasks; ++task) {
-      int tries = 0;
-      while (tries < S && per[s].size() - next[s] < static_cast<size_t>(cpt)) {
-        s = (s + 1) % S;
-        ++tries;
+    int left = n;
+    if (v.req.cpus_per_task > 1) {
+      size_t keep = 0;
+      for (int q = 0; q < S; ++q) keep += per[q].size();
+      keep -= keep % static_cast<size_t>(cpt);
+      for (int q = 0; q < S; ++q) {
+        if (per[q].size() > keep) per[q].resize(keep);
+        keep -= per[q].size();
       }
-      if (tries == S) {
-        // No socket holds a whole task: split it over sockets, lowest cores first.
-        int left = cpt;
-        for (int q = 0; q < S && left > 0; ++q)
-          while (left > 0 && next[q] < per[q].size()) {
-            out.push_back(per[q][next[q]++]);
-            --left;
-          }
-        if (left > 0) break;
-      } else {
-        for (int k = 0; k < cpt; ++k) out.push_back(per[s][next[s]++]);
+      for (int q = 0; q < S && left > 0; ++q) {
+        const int whole = static_cast<int>(per[q].size()) - static_cast<int>(per[q].size()) % cpt;
+        while (left > 0 && static_cast<int>(next[q]) < whole) {
+          out.push_back(per[q][next[q]++]);
+          --left;
+        }
       }
-      s = (s + 1) % S;
+    }
+    while (left > 0) {
+      const int before = left;
+      for (int q = 0; q < S && left > 0; ++q)
+        if (next[q] < per[q].size()) {
+          out.push_back(per[q][next[q]++]);
+          --left;
+        }
+      if (left == before) break;
     }
     // --cpus-per-gpu may ask for more cores than the tasks; none for CPU jobs.
   }
