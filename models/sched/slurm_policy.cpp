@@ -818,6 +818,11 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       if (std::max(rb, table_begin) < std::min(re, table_end))
         resvs.add(std::max(rb, table_begin), std::min(re, table_end), std::move(nodes));
       ctx.reserve(j, t);
+      // The reserved nodes become PLANNED (22.05's node state), and setting and clearing
+      // that state is a node update: a cycle that reserves anything makes the next one
+      // run, as a start does. The real runs cycle every bf_interval while jobs wait
+      // (gpu-sockets: 89 cycles; skipping unchanged ones gave gcsim 76, now 90).
+      changed_ = true;
       ++part_resv[s.partition];
       if (job.array_task >= 0) ++array_resv[job.id.value];
       break;
