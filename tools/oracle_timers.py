@@ -15,6 +15,8 @@ meta.json and prints the options that make gcsim's timers fall where that run's 
   main_tick_period times (every main-loop start happens on a tick), best circular fit
   job_exit_latency median of end - start - duration (real_extra.csv ms times, trace.csv)
   prio_tick_phase  when priority/multifactor's decay thread first ran after ctld_start
+  wall_second_phase where in a trace second the wall clock turns a second (1 - the
+                   fraction of t0_epoch): slurmctld compares its timers in time_t seconds
 
   tools/oracle_timers.py tests/oracle/CASE/run1 [--bf-interval 5]
 Standard library only.
@@ -86,7 +88,8 @@ def main():
     decay = [t - t0 for t, m in log if "_read_last_decay_ran" in m]
     prio = f" --set prio_tick_phase={decay[0] - ctld:.3f}" if decay else ""
     print(f"--set ctld_start={ctld:.3f} --set bf_tick_phase={bf_phase:.3f} --set bf_tick_period={bf_p:.5f} "
-          f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f} --set job_exit_latency={exit_lat:.3f}{prio}")
+          f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f} --set job_exit_latency={exit_lat:.3f}{prio}"
+          f" --set wall_second_phase={(1 - t0 % 1) % 1:.3f}")
     print(f"# {len(bf)} backfill cycles, {len(main_starts)} main-loop starts (tick fit concentration {conc:.2f})")
 
 

@@ -3,11 +3,13 @@
 //
 //  queue     PriorityTier, then priority (priority/multifactor, recomputed at submit and
 //            every PriorityCalcPeriod), then submit time, job id, array task id.
-//  main      runs at every job end, on the 1 s background tick when jobs were submitted
-//            and batch_sched_delay has passed since the last pass (default_queue_depth
-//            records), and as a full pass every sched_interval; the first job that does
-//            not fit blocks its partition's nodes for the rest of the pass.
-//  backfill  every bf_interval when something changed (else on the next 1 s re-check):
+//  main      runs on the 1 s background tick when jobs were submitted or ended and
+//            batch_sched_delay has passed since the last pass (default_queue_depth
+//            records), and as a full pass every sched_interval, both in whole seconds
+//            of the controller's clock; the first job that does not fit blocks its
+//            partition's nodes for the rest of the pass.
+//  backfill  every bf_interval when something changed, a reservation in the last cycle
+//            included (else on the next 1 s re-check):
 //            each tested job that cannot start now gets a whole-node reservation in a
 //            table floored to bf_resolution within bf_window; a job starts only on nodes
 //            free of every earlier reservation for its whole planned limit.
@@ -64,6 +66,8 @@ class SlurmPolicy final : public Policy {
   void backfill(SchedContext& ctx);
   [[nodiscard]] std::vector<int> build_queue(SchedContext& ctx) const;
   [[nodiscard]] SimTime grid(SimTime at_least, SimTime phase, SimTime period) const;
+  /// The controller's time(NULL) at trace time t, as the start of that wall-clock second.
+  [[nodiscard]] SimTime wall_s(SimTime t) const;
   void arm_main(SchedContext& ctx);
   void arm_bf(SchedContext& ctx);
   void start(SchedContext& ctx, int j, Allocation a, StartedBy by);

@@ -32,7 +32,7 @@ Cluster oracle_cluster(const std::string& name) {
 }
 
 std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
-                                  std::map<std::string, std::string> overrides = {}) {
+                                  std::map<std::string, std::string> overrides = {}, bool reverse_ties = false) {
   // One file per process: ctest runs these test cases in parallel processes, and a
   // shared name let one read a file another was still writing.
   const std::string path =
@@ -49,9 +49,20 @@ std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
   in.overrides = std::move(overrides);
   SlurmPolicy p(in, w);
   PlacementAllocator a(PlacementMode::kSlurm);
-  Simulation sim(c, t, p, a);
+  SimulationOptions opt;
+  opt.reverse_ties = reverse_ties;
+  Simulation sim(c, t, p, a, opt);
   REQUIRE(sim.run().completed);
   return sim.outcomes();
+}
+
+int first_node(const JobOutcome& o) {
+  int node = -1;
+  PackedAllocation scratch;
+  o.final_packed(scratch).for_each_node([&](const PackedAllocation::NodeView& v) {
+    if (node < 0) node = v.node;
+  });
+  return node;
 }
 
 }  // namespace
@@ -161,6 +172,33 @@ TEST_CASE("slurm policy: a main pass keeps a blocked partition's nodes from a la
   CHECK(out[0].start < SimTime::seconds(10));  // the first main pass
   CHECK(out[1].start >= out[0].end);
   CHECK(out[2].start >= out[1].end);
+}
+
+TEST_CASE("slurm policy: the pass after two simultaneous job ends sees both", "[slurm][determinism]") {
+  // a and b hold g01 and g02 and end at the same time; d and e hold g03-g04 for longer.
+  // The main pass the ends ask for starts c on the next 1 s tick. A pass run inside the
+  // first end event saw only that end's node, so c went to g01 in one tie order and to
+  // g02 in the other; after both ends it takes g01 (lowest index) either way.
+  const Cluster c = oracle_cluster("gpu-sockets");
+  const std::string csv =
+      "name,submit,duration,args\n"
+      "a,0,60,--nodes=1 --ntasks=16 --time=10\n"
+      "b,0,60,--nodes=1 --ntasks=16 --time=10\n"
+      "d,0,600,--nodes=1 --ntasks=16 --time=20\n"
+      "e,0,600,--nodes=1 --ntasks=16 --time=20\n"
+      "c,0,60,--nodes=1 --ntasks=16 --time=10\n";
+  for (bool reverse : {false, true}) {
+    INFO("reverse_ties " << reverse);
+    const auto out = run_slurm(c, csv, {}, reverse);
+    REQUIRE(out.size() == 5);
+    REQUIRE(out[0].end == out[1].end);
+    CHECK(first_node(out[0]) == 0);
+    CHECK(first_node(out[1]) == 1);
+    CHECK(out[4].start > out[0].end);
+    CHECK(out[4].start <= out[0].end + SimTime::seconds(1));
+    CHECK(out[4].started_by == StartedBy::kMain);
+    CHECK(first_node(out[4]) == 0);
+  }
 }
 
 TEST_CASE("slurm policy: afterok waits for the end, afternotok is never satisfied by success", "[slurm][deps]") {
