@@ -15,8 +15,8 @@ meta.json and prints the options that make gcsim's timers fall where that run's 
   main_tick_period times (every main-loop start happens on a tick), best circular fit
   job_exit_latency median of end - start - duration (real_extra.csv ms times, trace.csv)
   prio_tick_phase  when priority/multifactor's decay thread first ran after ctld_start
-  wall_second_phase where in a trace second the wall clock turns a second (1 - the
-                   fraction of t0_epoch): slurmctld compares its timers in time_t seconds
+  wall_clock_zero  the controller's clock at t0 (t0_epoch modulo a day): slurmctld counts
+                   its timers in time_t seconds and aligns backfill on that clock
 
   tools/oracle_timers.py tests/oracle/CASE/run1 [--bf-interval 5]
 Standard library only.
@@ -89,7 +89,7 @@ def main():
     prio = f" --set prio_tick_phase={decay[0] - ctld:.3f}" if decay else ""
     print(f"--set ctld_start={ctld:.3f} --set bf_tick_phase={bf_phase:.3f} --set bf_tick_period={bf_p:.5f} "
           f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f} --set job_exit_latency={exit_lat:.3f}{prio}"
-          f" --set wall_second_phase={(1 - t0 % 1) % 1:.3f}")
+          f" --set wall_clock_zero={t0 % 86400:.3f}")
     print(f"# {len(bf)} backfill cycles, {len(main_starts)} main-loop starts (tick fit concentration {conc:.2f})")
 
 

@@ -125,7 +125,7 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
     else if (k == "bf_tick_period") as_sec(cfg.bf_tick_period);
     else if (k == "job_exit_latency") as_sec(cfg.job_exit_latency);
     else if (k == "prio_tick_phase") as_sec(cfg.prio_tick_phase);
-    else if (k == "wall_second_phase") as_sec(cfg.wall_second_phase);
+    else if (k == "wall_clock_zero") as_sec(cfg.wall_clock_zero);
     else if (!kIgnored.count(k))
       diags.warning(r.loc(), "SchedulerParameters option '" + k + "' is not modelled by gcsim");
   }
@@ -154,7 +154,7 @@ std::vector<std::pair<std::string, std::string>> SlurmSchedConfig::describe() co
           {"main_tick_phase", fmt_s(main_tick_phase)},
           {"bf_tick_phase", fmt_s(bf_tick_phase)},
           {"job_exit_latency", fmt_s(job_exit_latency)},
-          {"wall_second_phase", fmt_s(wall_second_phase)}};
+          {"wall_clock_zero", fmt_s(wall_clock_zero)}};
 }
 
 }  // namespace gcsim

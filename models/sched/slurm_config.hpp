@@ -59,10 +59,10 @@ struct SlurmSchedConfig {
   SimTime bf_tick_period = SimTime::seconds(1);
   SimTime job_exit_latency;  // run end -> _job_complete (oracle: ~0.1 s)
   SimTime prio_tick_phase;   // decay thread start after ctld_start (oracle: 0.83 s)
-  // Where in a trace second the controller's wall clock turns a second (1 - the
-  // fraction of the replayed run's t0 epoch): slurmctld compares its timers in whole
-  // time_t seconds.
-  SimTime wall_second_phase;
+  // The controller's wall clock at trace time 0, modulo a day (the replayed run's t0
+  // epoch): slurmctld counts its timers in whole time_t seconds, floors the backfill
+  // table to bf_resolution and aligns will-run batches to 30 s on that clock.
+  SimTime wall_clock_zero;
 
   /// Every parameter with its value, for the manifest and `gcsim policies`.
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> describe() const;

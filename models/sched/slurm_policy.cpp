@@ -103,7 +103,6 @@ SimTime floor_to(SimTime t, SimTime q) {
   const int64_t f = v >= 0 ? v / s : -((-v + s - 1) / s);
   return SimTime::us(f * s);
 }
-SimTime floor_s(SimTime t) { return floor_to(t, SimTime::seconds(1)); }
 
 const SimTime kYear = SimTime::seconds(365LL * 86400);
 
@@ -272,7 +271,7 @@ std::vector<std::pair<std::string, std::string>> SlurmPolicy::parameters() const
 SimTime SlurmPolicy::kill_time(SimTime start, SimTime limit) const {
   // Slurm's job_time_limit() runs every 30 s (from controller start) and kills a job
   // once now > end_time + OverTimeLimit, with end_time in whole seconds.
-  const SimTime deadline = floor_s(start) + limit + cfg_.over_time_limit;
+  const SimTime deadline = wall_s(start) + limit + cfg_.over_time_limit;
   if (deadline.is_infinite()) return SimTime::infinite();
   const SimTime p = cfg_.time_limit_check;
   SimTime t = cfg_.ctld_start + floor_to(deadline - cfg_.ctld_start, p);
@@ -280,9 +279,11 @@ SimTime SlurmPolicy::kill_time(SimTime start, SimTime limit) const {
   return t;
 }
 
-SimTime SlurmPolicy::wall_s(SimTime t) const {
-  return floor_to(t - cfg_.wall_second_phase, SimTime::seconds(1));
+SimTime SlurmPolicy::wall_floor(SimTime t, SimTime q) const {
+  return floor_to(t + cfg_.wall_clock_zero, q) - cfg_.wall_clock_zero;
 }
+
+SimTime SlurmPolicy::wall_s(SimTime t) const { return wall_floor(t, SimTime::seconds(1)); }
 
 SimTime SlurmPolicy::grid(SimTime at_least, SimTime phase, SimTime period) const {
   const SimTime base = cfg_.ctld_start + phase;
@@ -362,13 +363,12 @@ void SlurmPolicy::arm_main(SchedContext& ctx) {
   // The delays count whole seconds of the controller's clock (time_t), so a pass may
   // come up to a second earlier than the delay after the last one.
   SimTime want = SimTime::infinite();
-  const SimTime w = cfg_.wall_second_phase;
   if (sched_requests_ > 0)
-    want = grid(std::max(ctx.now(), wall_s(last_sched_) + cfg_.batch_sched_delay + w), cfg_.main_tick_phase,
+    want = grid(std::max(ctx.now(), wall_s(last_sched_) + cfg_.batch_sched_delay), cfg_.main_tick_phase,
                 cfg_.main_tick_period);
   if (!ctx.pending().empty() && !cfg_.sched_interval.is_infinite())
-    want = std::min(want, grid(std::max(ctx.now(), wall_s(last_full_) + cfg_.sched_interval + w),
-                               cfg_.main_tick_phase, cfg_.main_tick_period));
+    want = std::min(want, grid(std::max(ctx.now(), wall_s(last_full_) + cfg_.sched_interval), cfg_.main_tick_phase,
+                               cfg_.main_tick_period));
   if (want.is_infinite()) return;
   if (want == ctx.now()) want = grid(ctx.now() + SimTime::us(1), cfg_.main_tick_phase, cfg_.main_tick_period);
   if (want < main_armed_ || main_armed_ < ctx.now()) {
@@ -497,7 +497,7 @@ SimTime SlurmPolicy::plan_limit(SchedContext& ctx, int j) const {
 
 SimTime SlurmPolicy::end_time(SchedContext& ctx, int r) const {
   const SimTime lim = ctx.shape(r).time_limit.is_infinite() ? kYear : ctx.shape(r).time_limit;
-  return floor_s(ctx.start_time(r)) + lim;
+  return wall_s(ctx.start_time(r)) + lim;
 }
 
 void SlurmPolicy::main_pass(SchedContext& ctx, bool full) {
@@ -558,7 +558,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   if (!bf_sets_) bf_sets_ = std::make_unique<BackfillNodeSets>(ctx.cluster());
   if (!futures_) futures_ = std::make_unique<BackfillFutures>();
   std::vector<Slot> table;
-  table.push_back(Slot{floor_to(now, res), floor_to(now + cfg_.bf_window, res), bf_sets_->all});
+  table.push_back(Slot{wall_floor(now, res), wall_floor(now + cfg_.bf_window, res), bf_sets_->all});
   if (table[0].end <= table[0].begin) table[0].end = table[0].begin + res;
   // The same reservations as a list, clipped to the table, for the candidates of each
   // window (what the AND of the slots it overlaps gives, at the cost of the words the
@@ -694,12 +694,16 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       // No job is dropped up front for a later start_res: the batches below run from the
       // first end time (oracle fairshare: retried at 60 s, the plan still came out at 63 s).
       wr.last_end = now;
-      // Batches: every job ending by first end + W goes at once, W = 30 s, doubling
-      // (observed: ends at 70 and 92 s were removed together and the plan started at
-      // 92; with ends 64, 121, 124, 130 the plan came out at 124 = 64 + 60 cut-off).
-      // Jobs off `cand` are released too (state_by): they change no candidate node.
-      const SimTime base = more ? e : now;
-      SimTime w = SimTime::seconds(30);
+      // Batches (cons_tres _will_run_test): the first end, rounded up to the next 30 s of
+      // the wall clock (a whole 30 s more if it is on one), is the base; every job ending
+      // by base + W goes at once, W = 30 s, doubling. The plan is the last end removed.
+      // (binding: j002 ended on a wall minute at 64 s, so the first batch ran to 124 s
+      // and took j001 and j005 with it: Slurm planned j009 at j005's end, 123.95 s,
+      // though it fitted once j002 was gone.) Jobs off `cand` are released too
+      // (state_by): they change no candidate node.
+      const SimTime w30 = SimTime::seconds(30);
+      const SimTime base = more ? wall_floor(e, w30) + w30 : now;
+      SimTime w = w30;
       SimTime thr = base + w;
       while (more) {
         while (more && e <= thr) {
@@ -808,8 +812,8 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         if (!p) throw std::logic_error("slurm backfill: may_select called a job exact but select() found no nodes");
         for (const auto& [first, last] : *p) add_node_range(nodes, first, last);
       }
-      const SimTime rb = floor_to(t, res);
-      const SimTime re = std::max(floor_to(t + limit, res), rb + res);
+      const SimTime rb = wall_floor(t, res);
+      const SimTime re = std::max(wall_floor(t + limit, res), rb + res);
       bool clash = false;
       for (const auto& sl : table) {
         if (sl.end <= rb || sl.begin >= re) continue;

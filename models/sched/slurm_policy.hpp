@@ -66,6 +66,8 @@ class SlurmPolicy final : public Policy {
   void backfill(SchedContext& ctx);
   [[nodiscard]] std::vector<int> build_queue(SchedContext& ctx) const;
   [[nodiscard]] SimTime grid(SimTime at_least, SimTime phase, SimTime period) const;
+  /// t floored to a multiple of q on the controller's wall clock (wall_clock_zero).
+  [[nodiscard]] SimTime wall_floor(SimTime t, SimTime q) const;
   /// The controller's time(NULL) at trace time t, as the start of that wall-clock second.
   [[nodiscard]] SimTime wall_s(SimTime t) const;
   void arm_main(SchedContext& ctx);

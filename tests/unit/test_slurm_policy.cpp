@@ -204,9 +204,10 @@ TEST_CASE("slurm policy: the pass after two simultaneous job ends sees both", "[
 TEST_CASE("slurm policy: the full pass comes sched_interval after controller start in whole seconds", "[slurm]") {
   // Only a full pass may start anything (default_queue_depth=0, no backfill). slurmctld
   // starts at -9.95 s, the tick falls at .95 of each trace second, and the controller's
-  // wall clock turns its second at .95 too: the first full pass is due once time(NULL)
-  // is 60 s past the start's second, at 49.95 s. Without the whole seconds (or with the
-  // clock's second at .00) it came a tick later, at 50.95 s.
+  // wall clock reads 0.05 s at trace time 0, so it turns its second at .95 too: the
+  // first full pass is due once time(NULL) is 60 s past the start's second, at 49.95 s.
+  // Without the whole seconds (or with the clock's second at .00) it came a tick later,
+  // at 50.95 s.
   Cluster c = oracle_cluster("gpu-sockets");
   c.slurm_params["SchedulerType"] = "sched/builtin";
   const std::string csv = "name,submit,duration,args\na,0,30,--ntasks=1 --time=5\n";
@@ -215,13 +216,13 @@ TEST_CASE("slurm policy: the full pass comes sched_interval after controller sta
                                {{"default_queue_depth", "0"},
                                 {"ctld_start", "-9.95"},
                                 {"main_tick_phase", "0.9"},
-                                {"wall_second_phase", wall}});
+                                {"wall_clock_zero", wall}});
     REQUIRE(out.size() == 1);
     REQUIRE(out[0].status == JobStatus::kDone);
     CHECK(out[0].started_by == StartedBy::kMain);
     return out[0].start;
   };
-  CHECK(start_with("0.95") == SimTime::us(49950000));
+  CHECK(start_with("0.05") == SimTime::us(49950000));
   CHECK(start_with("0") == SimTime::us(50950000));
 }
 
