@@ -89,11 +89,13 @@ class NodeSet {
 
 
 /// Backfill's reservations of one cycle, clipped to its table (all end after `now`),
-/// for the candidates of a tested job's window [start, end): the partition less the
-/// nodes of the reservations the window overlaps.
-///  - A job's first window, [now, now + limit), overlaps exactly the reservations that
-///    begin before its end (a prefix by begin). Both ends of the window then only move
-///    forward over its attempts: a reservation enters when the end passes its begin,
+/// for the candidates of a tested job's window [start, end]: the partition less the
+/// nodes of the reservations the window overlaps. A reservation that begins at the
+/// window's end counts: _attempt_backfill ANDs every node-space record whose
+/// begin_time <= end_time.
+///  - A job's first window, [now, now + limit], overlaps exactly the reservations that
+///    begin by its end (a prefix by begin). Both ends of the window then only move
+///    forward over its attempts: a reservation enters when the end reaches its begin,
 ///    and leaves when the start reaches its end.
 ///  - Each node counts the reservations of the window that hold it, in bit planes (bit
 ///    n % 64 of plane k's word n / 64 is bit k of node n's count): a reservation
@@ -123,17 +125,17 @@ class ReservationList {
     resvs_.push_back(Resv{begin, end, std::move(words)});
     win_.in.push_back(0);
     first_.in.push_back(0);
-    if (begin < first_end_) first_.enter(id, resvs_[id].words);
+    if (begin <= first_end_) first_.enter(id, resvs_[id].words);
   }
 
-  /// A tested job's first window, [now, now + limit): sets `cand`. The first-window
+  /// A tested job's first window, [now, now + limit]: sets `cand`. The first-window
   /// counts change by the reservations that begin between the last job's window end
   /// and this one's; the sliding window starts as their copy. (Undoing the last job's
   /// slides as well, reservation by reservation, was three times the word updates.)
   void start(SimTime limit, const NodeSet& part, NodeSet& cand) {
     const SimTime end = now_ + limit;
-    const size_t was = count_begun_before(first_end_);
-    entered_ = count_begun_before(end);
+    const size_t was = count_begun_by(first_end_);
+    entered_ = count_begun_by(end);
     left_ = 0;
     for (size_t pos = was; pos < entered_; ++pos) first_.enter(by_begin_[pos], resvs_[by_begin_[pos]].words);
     for (size_t pos = entered_; pos < was; ++pos) first_.leave(by_begin_[pos], resvs_[by_begin_[pos]].words);
@@ -141,7 +143,7 @@ class ReservationList {
     win_.copy_from(first_);
     cand.assign_minus(part, win_.held);
   }
-  /// Moves the window to [start, end), neither end before the last window's. False
+  /// Moves the window to [start, end], neither end before the last window's. False
   /// when `cand` is as it was (no reservation entered or left, or none that changed a
   /// candidate: the caller's 87-word compare of candidate sets was 3% of a run).
   bool slide(SimTime start, SimTime end, const NodeSet& part, NodeSet& cand) {
@@ -160,7 +162,7 @@ class ReservationList {
         update(w);
       }
     }
-    for (; entered_ < by_begin_.size() && resvs_[by_begin_[entered_]].begin < end; ++entered_) {
+    for (; entered_ < by_begin_.size() && resvs_[by_begin_[entered_]].begin <= end; ++entered_) {
       const size_t id = by_begin_[entered_];
       if (!(resvs_[id].end > start) || win_.in[id] != 0) continue;
       win_.in[id] = 1;
@@ -171,21 +173,27 @@ class ReservationList {
     }
     return changed;
   }
-  /// The earliest end of a reservation in the window [start, end) last slid to.
-  [[nodiscard]] SimTime next_leave(SimTime end) const {
-    for (size_t i = left_; i < by_end_.size(); ++i)
-      if (resvs_[by_end_[i]].begin < end) return resvs_[by_end_[i]].end;
-    return SimTime::infinite();
+  /// Whether a reservation ending at `b` frees a node of `part` that `after` (the free
+  /// nodes of the table record from `b` on) holds: whether `b` can be backfill's
+  /// `later_start`. `*pos` walks the reservations by end over calls with growing `b`;
+  /// start it at npos for each tested job.
+  [[nodiscard]] bool frees_at(SimTime b, const NodeSet& part, const NodeSet& after, size_t* pos) const {
+    if (*pos == kNoPos)
+      *pos = static_cast<size_t>(std::lower_bound(by_end_.begin(), by_end_.end(), b,
+                                                  [this](size_t i, SimTime v) { return resvs_[i].end < v; }) -
+                                 by_end_.begin());
+    while (*pos < by_end_.size() && resvs_[by_end_[*pos]].end < b) ++*pos;
+    for (size_t i = *pos; i < by_end_.size() && resvs_[by_end_[i]].end == b; ++i)
+      for (const auto& [w, m] : resvs_[by_end_[i]].words)
+        if ((part.word(w) & m & after.word(w)) != 0) return true;
+    return false;
   }
-  /// The earliest begin of a reservation not yet in the window.
-  [[nodiscard]] SimTime next_enter() const {
-    return entered_ < by_begin_.size() ? resvs_[by_begin_[entered_]].begin : SimTime::infinite();
-  }
+  static constexpr size_t kNoPos = static_cast<size_t>(-1);
 
  private:
-  [[nodiscard]] size_t count_begun_before(SimTime t) const {
-    return static_cast<size_t>(std::lower_bound(by_begin_.begin(), by_begin_.end(), t,
-                                                [this](size_t i, SimTime v) { return resvs_[i].begin < v; }) -
+  [[nodiscard]] size_t count_begun_by(SimTime t) const {
+    return static_cast<size_t>(std::upper_bound(by_begin_.begin(), by_begin_.end(), t,
+                                                [this](SimTime v, size_t i) { return v < resvs_[i].begin; }) -
                                by_begin_.begin());
   }
   /// Bit planes per node word: counts up to 2^32 - 1, more than a cycle's reservations.

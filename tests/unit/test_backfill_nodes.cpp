@@ -4,10 +4,12 @@
 //  - ReservationList, fed reservations in random begin order on a minute grid (so that
 //    windows often start exactly where reservations end and end where they begin),
 //    gives each sliding window the partition less the nodes of the reservations it
-//    overlaps (begin < window end, end > window start), and the window's next leave
-//    and next entry, as a brute-force pass over all reservations does.
+//    overlaps (begin <= window end, end > window start), and tells which reservation
+//    ends free a partition node (frees_at), as a brute-force pass over all
+//    reservations does.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -80,7 +82,7 @@ TEST_CASE("reservation windows give the partition less the reservations they ove
   NodeSet part(n);
   for (int i = 0; i < n; ++i)
     if (i % 7 != 3) part.set(i);  // a partition that leaves some nodes out
-  int checked = 0, left = 0, entered = 0, moves = 0;
+  int checked = 0, left = 0, entered = 0, moves = 0, frees = 0, held = 0;
   for (int cycle = 0; cycle < 20; ++cycle) {
     struct Plain {
       SimTime begin, end;
@@ -106,26 +108,37 @@ TEST_CASE("reservation windows give the partition less the reservations they ove
         const std::set<int> before = members(cand, n);
         const bool moved = list.slide(start, end_w, part, cand);
         std::set<int> want;
-        SimTime next_leave = SimTime::infinite(), next_enter = SimTime::infinite();
         for (int i = 0; i < n; ++i)
           if (part.test(i)) want.insert(i);
         for (const auto& p : plain) {
-          if (p.begin < end_w && p.end > start) {
+          if (p.begin <= end_w && p.end > start)
             for (int i : p.nodes) want.erase(i);
-            next_leave = std::min(next_leave, p.end);
-          } else if (p.begin >= end_w) {
-            next_enter = std::min(next_enter, p.begin);
-          }
           left += p.end == start;
           entered += p.begin == end_w;
         }
         REQUIRE(members(cand, n) == want);
         if (!moved) CHECK(before == want);  // unmoved: the candidates stayed
         moves += moved;
-        CHECK(list.next_leave(end_w) == next_leave);
-        CHECK(list.next_enter() == next_enter);
         ++checked;
         start += minute(static_cast<int64_t>(rng() % 6));
+      }
+      // the minutes where a reservation ends, in order: does one free a partition node
+      // that no reservation holds from there on?
+      size_t pos = ReservationList::kNoPos;
+      for (int64_t m = 1; m <= 70; ++m) {
+        const SimTime b = now + minute(m);
+        NodeSet after(n);
+        bool want = false;
+        for (int i = 0; i < n; ++i) after.set(i);
+        for (const auto& p : plain)
+          if (p.begin <= b && b < p.end)
+            for (int i : p.nodes) after.remove(NodeWords{{static_cast<size_t>(i) >> 6, uint64_t{1} << (i & 63)}});
+        for (const auto& p : plain)
+          if (p.end == b)
+            for (int i : p.nodes) want |= part.test(i) && after.test(i);
+        CHECK(list.frees_at(b, part, after, &pos) == want);
+        frees += want;
+        held += !want && std::any_of(plain.begin(), plain.end(), [&](const Plain& p) { return p.end == b; });
       }
     }
   }
@@ -133,6 +146,8 @@ TEST_CASE("reservation windows give the partition less the reservations they ove
   CHECK(left > 100);     // windows that start where a reservation ends
   CHECK(entered > 100);  // and end where one begins
   CHECK(moves > 100);    // and slides that moved the window's reservations (or not)
+  CHECK(frees > 100);    // ends that free a partition node
+  CHECK(held > 100);     // and ends whose nodes another reservation (or none of the partition) keeps
   CHECK(checked > moves);
   CHECK_THROWS_AS(ReservationList(n, now).add(now - minute(2), now, NodeWords{{0, 1}}), std::logic_error);
 }
