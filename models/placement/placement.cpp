@@ -129,6 +129,37 @@ std::vector<int> slurm_pick_gpus(const View& v, const std::vector<int>& cores, i
   return picked;
 }
 
+// Slurm's cyclic core sync (cons_tres dist_tasks.c, _cyclic_sync_core_bitmap) over the
+// free cores left per socket (`per`, each ascending): with more than one CPU per task,
+// whole tasks first fill the sockets in order, each socket's cores rounded down to whole
+// tasks; what is left (and every core of a one-CPU-per-task job) goes one core per
+// socket in turn. Appends up to `n` cores to `out`.
+void cyclic_sync(const View& v, const std::vector<std::vector<int>>& per, int n, std::vector<int>& out) {
+  const int S = v.sockets();
+  const int cpt = v.cores_per_task();
+  thread_local std::vector<size_t> next;
+  next.assign(static_cast<size_t>(S), 0);
+  int left = n;
+  if (v.req.cpus_per_task > 1) {
+    for (int q = 0; q < S && left > 0; ++q) {
+      const int whole = static_cast<int>(per[q].size()) - static_cast<int>(per[q].size()) % cpt;
+      while (left > 0 && static_cast<int>(next[q]) < whole) {
+        out.push_back(per[q][next[q]++]);
+        --left;
+      }
+    }
+  }
+  while (left > 0) {
+    const int before = left;
+    for (int q = 0; q < S && left > 0; ++q)
+      if (next[q] < per[q].size()) {
+        out.push_back(per[q][next[q]++]);
+        --left;
+      }
+    if (left == before) break;
+  }
+}
+
 // Slurm 4.4-4.5: which cores.
 std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why) {
   const int n = v.cores_needed();
@@ -156,20 +187,26 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
     order.resize(static_cast<size_t>(S));
     std::iota(order.begin(), order.end(), 0);
     stable_sort_small(order.begin(), order.end(), [&](int a, int b) { return free_per_socket[a] > free_per_socket[b]; });
-    // Mark sockets required, most free cores first, until they hold enough GPUs.
+    // Mark sockets required, most free cores first, until they hold enough GPUs. With
+    // enforce-binding, and in Slurm's first pass, a socket counts only the GPUs its free
+    // cores can feed (--cpus-per-gpu).
+    const bool strict = v.req.enforce_binding || v.req.first_pass;
     required.assign(static_cast<size_t>(S), 0);
     int collected = 0;
     for (int s : order) {
       if (collected >= v.req.gpus) break;
-      if (v.req.enforce_binding && free_per_socket[s] == 0) continue;
+      if (strict && free_per_socket[s] == 0) continue;
       int here = 0;
       for (int g = 0; g < static_cast<int>(v.t.gpus.size()); ++g) here += v.gpu_usable(g) && v.gpu_socket(g) == s;
+      if (strict && v.req.cpus_per_gpu > 0)
+        here = std::min(here, free_per_socket[s] * v.t.threads_per_core / v.req.cpus_per_gpu);
       if (here == 0) continue;
       required[s] = 1;
       collected += here;
     }
-    if (collected < v.req.gpus && v.req.enforce_binding) {
-      *why = "not enough free GPUs on sockets with free cores (--gres-flags=enforce-binding)";
+    if (collected < v.req.gpus && strict) {
+      *why = v.req.enforce_binding ? "not enough free GPUs on sockets with free cores (--gres-flags=enforce-binding)"
+                                   : "not enough GPUs with free cores on their sockets (first pass)";
       return std::nullopt;
     }
     // The required sockets' free cores, per socket, ascending.
@@ -181,9 +218,22 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
       v.core_free.for_each(s * cps, (s + 1) * cps, [&](int c) { per[s].push_back(c); });
       total += static_cast<int>(per[s].size());
     }
+    if (total >= n && !v.req.tasks_fixed) {
+      // Slurm's max_tasks_this_node is unset (NO_VAL): gres_select_filter_sock_core
+      // clears no surplus core, and the task distribution picks from the required
+      // sockets' cores. gpu-sockets j015 (-n2 -c4 --gres=gpu:2, cores 0-7 and
+      // 8,9,12,13 free, GPUs 0 and 3) got 0-7 in both runs: both tasks on socket 0.
+      std::vector<int> out;
+      out.reserve(static_cast<size_t>(n));
+      cyclic_sync(v, per, n, out);
+      std::sort(out.begin(), out.end());
+      return out;
+    }
     if (total >= n) {
-      // Trim the surplus one core at a time from the socket with the most left,
-      // highest core index first, so every required socket keeps some.
+      // The node's task count is known (one task here, -c4 --gres=gpu:2 on a node
+      // with 2-7 and 10-15 free got 2-3,10-11): trim the surplus one core at a time
+      // from the socket with the most left, highest core index first, so every
+      // required socket keeps some.
       while (total > n) {
         int best = -1;
         for (int s = 0; s < S; ++s)
@@ -196,8 +246,9 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
       for (int s = 0; s < S; ++s) out.insert(out.end(), per[s].begin(), per[s].end());
       return out;  // ascending: sockets in order, each ascending
     }
-    if (v.req.enforce_binding) {
-      *why = "not enough free cores on the GPUs' sockets (--gres-flags=enforce-binding)";
+    if (strict) {
+      *why = v.req.enforce_binding ? "not enough free cores on the GPUs' sockets (--gres-flags=enforce-binding)"
+                                   : "not enough free cores on the GPUs' sockets (first pass)";
       return std::nullopt;
     }
     // Second pass: any core, keeping the required sockets' cores and taking the
@@ -225,10 +276,8 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
   // Per-socket free cores in scratch lists kept across calls (this runs for every node
   // of every CPU job placed: a Curie run places 15 million).
   thread_local std::vector<std::vector<int>> per;
-  thread_local std::vector<size_t> next;
   if (per.size() < static_cast<size_t>(S)) per.resize(static_cast<size_t>(S));
   for (int q = 0; q < S; ++q) per[q].clear();
-  next.assign(static_cast<size_t>(S), 0);
   for (int c = 0; c < v.t.cores(); ++c)
     if (v.core_free[c]) per[v.t.socket_of_core(c)].push_back(c);
   std::vector<int> out;
@@ -247,33 +296,17 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
     // keeps only the node's first free cores, as many as whole tasks fill. Oracle: a
     // -n4 -c2 job on an empty 2x8-core node got cores 0-7 in both fairshare runs, while
     // -n4 -c1 jobs got two cores on each socket (gpu-sockets, binding).
-    const int cpt = v.cores_per_task();
-    int left = n;
     if (v.req.cpus_per_task > 1) {
+      const size_t cpt = static_cast<size_t>(v.cores_per_task());
       size_t keep = 0;
       for (int q = 0; q < S; ++q) keep += per[q].size();
-      keep -= keep % static_cast<size_t>(cpt);
+      keep -= keep % cpt;
       for (int q = 0; q < S; ++q) {
         if (per[q].size() > keep) per[q].resize(keep);
         keep -= per[q].size();
       }
-      for (int q = 0; q < S && left > 0; ++q) {
-        const int whole = static_cast<int>(per[q].size()) - static_cast<int>(per[q].size()) % cpt;
-        while (left > 0 && static_cast<int>(next[q]) < whole) {
-          out.push_back(per[q][next[q]++]);
-          --left;
-        }
-      }
     }
-    while (left > 0) {
-      const int before = left;
-      for (int q = 0; q < S && left > 0; ++q)
-        if (next[q] < per[q].size()) {
-          out.push_back(per[q][next[q]++]);
-          --left;
-        }
-      if (left == before) break;
-    }
+    cyclic_sync(v, per, n, out);
     // --cpus-per-gpu may ask for more cores than the tasks; none for CPU jobs.
   }
   if (static_cast<int>(out.size()) < n) {
@@ -395,7 +428,11 @@ std::optional<NodePlacement> place_slurm_per_gpu(const View& v) {
   std::vector<int> near, far;
   for (int g : v.usable_gpus_where([](int) { return true; }))
     (static_cast<int>(per[v.gpu_socket(g)].size()) >= unit_cores ? near : far).push_back(g);
-  if (r.enforce_binding) far.clear();
+  // enforce-binding, and Slurm's first pass: a GPU only with its unit's cores on its own
+  // socket (per-socket GPUs capped by free cores / cpus_per_gpu, as
+  // gres_select_filter_sock_core counts them)
+  const bool strict = r.enforce_binding || r.first_pass;
+  if (strict) far.clear();
   std::vector<int> gpus = near;
   gpus.insert(gpus.end(), far.begin(), far.end());
   if (static_cast<int>(gpus.size()) < r.gpus) return fail("not enough free GPUs");
@@ -413,9 +450,11 @@ std::optional<NodePlacement> place_slurm_per_gpu(const View& v) {
       while (static_cast<int>(mine.size()) < unit_cores && next[s] < per[s].size()) mine.push_back(per[s][next[s]++]);
     }
     if (static_cast<int>(mine.size()) < unit_cores) return fail("not enough free cores");
-    if (r.enforce_binding)
+    if (strict)
       for (int c : mine)
-        if (v.t.socket_of_core(c) != home) return fail("not enough free cores on the GPUs' sockets (--gres-flags=enforce-binding)");
+        if (v.t.socket_of_core(c) != home)
+          return fail(r.enforce_binding ? "not enough free cores on the GPUs' sockets (--gres-flags=enforce-binding)"
+                                        : "not enough free cores on the GPUs' sockets (first pass)");
     cores.insert(cores.end(), mine.begin(), mine.end());
     if (per_task) {
       binds[u].cores = mine;
@@ -699,9 +738,15 @@ NodePlacement place_on_node(const ClusterState& state, int node, const NodeReque
 
 std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape, const ClusterState& state, int node,
                                                           int tasks, int gpus) const {
+  return take_on_node_in_pass(shape, state, node, tasks, gpus, false);
+}
+
+std::optional<NodeAlloc> PlacementAllocator::take_on_node_in_pass(const JobShape& shape, const ClusterState& state,
+                                                                  int node, int tasks, int gpus, bool first_pass) const {
   if (shape.exclusive && !state.idle(node)) return std::nullopt;
   NodeRequest req = node_request(shape, state.cluster().tmpl(node), tasks, gpus);
   req.keep_cpu_bindings = keep_cpu_bindings_;
+  req.first_pass = first_pass;
   NodePlacement p = place_on_node(state, node, req, mode_);
   if (!p.fits) return std::nullopt;
   return std::move(p.alloc);
@@ -721,6 +766,8 @@ NodeRequest node_request(const JobShape& shape, const NodeTemplate& t, int tasks
   r.gpu_bind = shape.gpu_bind;
   r.distribution = shape.distribution;
   r.tasks_per_node_given = shape.tasks_per_node > 0;
+  r.tasks_fixed = shape.tasks_per_node > 0 || shape.tasks == 1 ||
+                  (shape.fixed_nodes && (shape.nodes_max == 1 || shape.tasks == shape.nodes_min));
   r.mem_mb = node_memory_mb(shape, t, tasks, gpus);
   return r;
 }

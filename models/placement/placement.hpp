@@ -46,6 +46,17 @@ struct NodeRequest {
   std::string gpu_bind;     // "", "closest", "single:N", "per_task:N", "none", ...
   std::string distribution; // "", "block", "cyclic", "block:block", "*:fcyclic", ...
   bool tasks_per_node_given = false;  // --ntasks-per-node (Slurm then lays tasks cyclically over sockets)
+  /// Slurm knows this node's task count before it picks cores (cons_tres _select_cores:
+  /// --ntasks-per-node, one task, one task per node, or -N1 with -n). false: a job of
+  /// several tasks whose node count may vary (-n without -N or --ntasks-per-node),
+  /// whose GPU socket filter then keeps every core of the GPUs' sockets for the task
+  /// distribution to pick from.
+  bool tasks_fixed = true;
+  /// Slurm's first pass (cons_tres choose_nodes, gres_select_filter_sock_core with
+  /// first_pass): the GPUs must have enough free cores on their own sockets, with
+  /// --cpus-per-gpu counted per socket. false: a second pass may take other sockets'
+  /// cores (without --gres-flags=enforce-binding).
+  bool first_pass = false;
   /// false: a placement that ends with no GPU leaves `bindings` empty and does not
   /// compute them (the simulator's runs; see PlacementAllocator::keep_cpu_job_bindings).
   bool keep_cpu_bindings = true;
@@ -80,6 +91,9 @@ class PlacementAllocator final : public NodeLoopAllocator {
   [[nodiscard]] std::string name() const override { return placement_mode_name(mode_); }
   [[nodiscard]] std::optional<NodeAlloc> take_on_node(const JobShape& shape, const ClusterState& state, int node,
                                                       int tasks, int gpus) const override;
+  /// take_on_node in Slurm's first pass (NodeRequest::first_pass) or not.
+  [[nodiscard]] std::optional<NodeAlloc> take_on_node_in_pass(const JobShape& shape, const ClusterState& state,
+                                                              int node, int tasks, int gpus, bool first_pass) const;
   /// slurm mode, one-node jobs: cons_tres's best fit. Nodes rank by sched_weight =
   /// Weight << 8 | (0xff - near_gpu_cnt), where near_gpu_cnt counts usable GPUs on
   /// sockets that still have free cores (capped by the job's need), then by the

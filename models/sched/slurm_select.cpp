@@ -131,7 +131,7 @@ bool SlurmSelector::uses_topology(const JobShape& shape) const {
 }
 
 std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape, const ClusterState& state,
-                                                          int node) const {
+                                                          int node, bool first_pass) const {
   const auto& t = state.cluster().tmpl(node);
   const auto& s = state.node(node);
   if (shape.exclusive && s.jobs > 0) return std::nullopt;
@@ -154,7 +154,7 @@ std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape,
   // the slurm placer holds any count of CPU-only tasks up to max_tasks_on_node
   // (takes_any_cpu_count), so only shapes with GPUs are placed to find the count
   while (k > 0 && !(cpu_only && placer_.takes_any_cpu_count()) &&
-         !placer_.take_on_node(shape, state, node, k, gpus_for(k))) {
+         !placer_.take_on_node_in_pass(shape, state, node, k, gpus_for(k), first_pass)) {
     if (shape.tasks_per_node > 0) return std::nullopt;
     --k;
   }
@@ -292,7 +292,10 @@ std::vector<SlurmSelector::Cap> SlurmSelector::choose_topo(const JobShape& shape
     size_t best_size = 0;
     for (size_t l = 0; l < leaf_cands.size(); ++l) {
       if (leaf_cands[l].empty()) continue;
-      const bool fit = sufficient(leaf_cands[l]);
+      // 22.05 weighs a leaf by its nodes alone (CPUs join the test in 23.11): topo-tree
+      // j044 (-n4, one CPU each) took n02's 2 free CPUs, the smallest leaf, then 2 of
+      // n07's 4, in both runs.
+      const bool fit = static_cast<int>(leaf_cands[l].size()) >= need.nodes;
       const size_t sz = leaf_cands[l].size();
       bool pick = best < 0;
       if (!pick) {
@@ -323,7 +326,7 @@ int SlurmSelector::leaf_count(const std::vector<Cap>& chosen) const {
 }
 
 std::optional<Allocation> SlurmSelector::finish(const JobShape& shape, const ClusterState& state,
-                                                const std::vector<Cap>& chosen_in, bool place) const {
+                                                const std::vector<Cap>& chosen_in, bool place, bool first_pass) const {
   std::vector<Cap> chosen = chosen_in;
   std::sort(chosen.begin(), chosen.end(), [](const Cap& a, const Cap& b) { return a.node < b.node; });
   const size_t n = chosen.size();
@@ -372,7 +375,7 @@ std::optional<Allocation> SlurmSelector::finish(const JobShape& shape, const Clu
       a.nodes.push_back(std::move(na));
       continue;
     }
-    auto na = placer_.take_on_node(shape, state, chosen[i].node, tasks[i], gpus[i]);
+    auto na = placer_.take_on_node_in_pass(shape, state, chosen[i].node, tasks[i], gpus[i], first_pass);
     if (!na) return std::nullopt;
     a.nodes.push_back(std::move(*na));
   }
@@ -578,6 +581,19 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
   if (!totals_allow(shape, state)) return std::nullopt;
   std::vector<Cap> chosen;
   const bool topo = uses_topology(shape);
+  bool stop = false;  // the switch wait refused the set: no second pass
+  auto conclude = [&](const std::vector<Cap>& set, bool first_pass) -> std::optional<Allocation> {
+    const int leaves = leaf_count(set);
+    if (leaves_used) *leaves_used = leaves;
+    if (topo && shape.switches > 0 && leaves > shape.switches) {
+      const SimTime wait = std::min(shape.switches_wait.value_or(cfg_.max_switch_wait), cfg_.max_switch_wait);
+      if (waited < wait) {
+        stop = true;
+        return std::nullopt;
+      }
+    }
+    return finish(shape, state, set, place, first_pass);
+  };
   if (count_caps_ && select_is_exact(shape, state)) {
     // capacity() on these shapes, without its general steps: every node with a free
     // core takes min(tasks, free cores) (memory follows cores, so it cuts nothing; no
@@ -591,23 +607,30 @@ std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const Clu
         chosen.push_back(Cap{n, std::min(free, shape.tasks), 0, free * tpc_[n], cpu_weight_[n]});
       }
   } else {
-    // capacity() is nothing on a node with no free core (every task takes one)
-    std::vector<Cap> caps;
-    state.for_each_open([&](int node) {
-      if (!allowed[node]) return;
-      if (auto c = capacity(shape, state, node)) caps.push_back(*c);
-    });
-    if (caps.empty()) return std::nullopt;
-    chosen = topo ? choose_topo(shape, caps) : choose_flat(shape, caps);
+    // cons_tres choose_nodes: a first pass where each GPU comes with free cores on its
+    // own socket, then, if no node set holds the job, a second pass where cores may be
+    // anywhere (without enforce-binding). binding, cycle at 71 s: j017 (--gpus=2
+    // --cpus-per-gpu=4) was planned on g04, whose GPU socket had 8 free cores, not on
+    // g03, first in order, with both GPUs on a socket of 7 free cores.
+    const bool two_passes = shape.requested_gpus() > 0 && !shape.enforce_binding;
+    for (int pass = 0; pass < (two_passes ? 2 : 1); ++pass) {
+      const bool first_pass = two_passes && pass == 0;
+      // capacity() is nothing on a node with no free core (every task takes one)
+      std::vector<Cap> caps;
+      state.for_each_open([&](int node) {
+        if (!allowed[node]) return;
+        if (auto c = capacity(shape, state, node, first_pass)) caps.push_back(*c);
+      });
+      if (caps.empty()) continue;
+      chosen = topo ? choose_topo(shape, caps) : choose_flat(shape, caps);
+      if (chosen.empty()) continue;
+      if (auto a = conclude(chosen, first_pass)) return a;
+      if (stop) return std::nullopt;
+    }
+    return std::nullopt;
   }
   if (chosen.empty()) return std::nullopt;
-  const int leaves = leaf_count(chosen);
-  if (leaves_used) *leaves_used = leaves;
-  if (topo && shape.switches > 0 && leaves > shape.switches) {
-    const SimTime wait = std::min(shape.switches_wait.value_or(cfg_.max_switch_wait), cfg_.max_switch_wait);
-    if (waited < wait) return std::nullopt;
-  }
-  return finish(shape, state, chosen, place);
+  return conclude(chosen, false);
 }
 
 }  // namespace gcsim

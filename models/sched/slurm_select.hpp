@@ -76,9 +76,12 @@ class SlurmSelector {
     int avail_cpus = 0;
     int64_t weight = 0;     // sched_weight
   };
-  [[nodiscard]] std::optional<Cap> capacity(const JobShape& shape, const ClusterState& state, int node) const;
+  /// `first_pass`: Slurm's first pass, GPUs only with free cores on their sockets
+  /// (NodeRequest::first_pass).
+  [[nodiscard]] std::optional<Cap> capacity(const JobShape& shape, const ClusterState& state, int node,
+                                            bool first_pass) const;
   [[nodiscard]] std::optional<Allocation> finish(const JobShape& shape, const ClusterState& state,
-                                                 const std::vector<Cap>& chosen, bool place) const;
+                                                 const std::vector<Cap>& chosen, bool place, bool first_pass) const;
   [[nodiscard]] std::vector<Cap> choose_flat(const JobShape& shape, const std::vector<Cap>& caps) const;
   [[nodiscard]] std::vector<Cap> choose_topo(const JobShape& shape, const std::vector<Cap>& caps) const;
   /// choose_flat() for select_is_exact() shapes, with the capacities taken from the free

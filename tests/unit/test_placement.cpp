@@ -2,7 +2,9 @@
 //   node sockets=2 cores_per_numa=8 [numa_per_socket=N] [threads=T] [gpu_numa=0,0,1,1] [links=0-1:4,...]
 //   busy cores=0-5 gpus=0       (taken before the next request)
 //   reset                        (everything free again)
-//   request [tasks=N] [cpt=C] [gpus=G] [gpt=K] [enforce] [gpu-bind=X] [dist=X]
+//   request [tasks=N] [cpt=C] [gpus=G] [gpt=K] [cpg=K] [enforce] [gpu-bind=X] [dist=X] [tasks-vary] [first-pass]
+//                                (cpg: --cpus-per-gpu; tasks-vary: -n without -N,
+//                                NodeRequest::tasks_fixed false; first-pass: Slurm's first pass)
 //   expect MODE fail | expect MODE [cores=L] [gpus=L] [tasks=L;L;...] [task_gpus=L;L;...]
 //   apply MODE                   (the last request's placement under MODE becomes busy)
 #include <catch2/catch.hpp>
@@ -93,6 +95,9 @@ void run_scenario(const fs::path& file) {
       if (m.count("gpus")) req.gpus = std::stoi(m["gpus"]);
       if (m.count("gpt")) req.gpus_per_task = std::stoi(m["gpt"]);
       req.enforce_binding = m.count("enforce") > 0;
+      req.tasks_fixed = m.count("tasks-vary") == 0;
+      req.first_pass = m.count("first-pass") > 0;
+      if (m.count("cpg")) req.cpus_per_gpu = std::stoi(m["cpg"]);
       if (m.count("gpu-bind")) req.gpu_bind = m["gpu-bind"];
       if (m.count("dist")) req.distribution = m["dist"];
     } else if (cmd == "expect" || cmd == "apply") {
