@@ -823,11 +823,12 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         clash |= !sl.avail.holds(nodes);
       }
       if (clash) {
-        if (later_start) {
-          start_res = *later_start;
-          continue;
-        }
-        break;
+        // _test_resv_overlap: the chosen nodes overlap a reservation of the table, so
+        // the job is tried again from its planned start (later_start = start_time).
+        // gpu-sockets, cycle at 107 s: j032 (a whole node, 1 min) planned g01 at 222 s
+        // into j021's reservation; retried from 222 s it found g02 at 242 s, as run1 did.
+        start_res = t;
+        continue;
       }
       add_reservation(table, rb, re, nodes);
       if (std::max(rb, table_begin) < std::min(re, table_end))
