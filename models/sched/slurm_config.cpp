@@ -124,6 +124,7 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
     else if (k == "bf_tick_phase") as_signed(cfg.bf_tick_phase);
     else if (k == "bf_tick_period") as_sec(cfg.bf_tick_period);
     else if (k == "job_exit_latency") as_sec(cfg.job_exit_latency);
+    else if (k == "job_exit_latency_per_start") as_sec(cfg.job_exit_latency_per_start);
     else if (k == "prio_tick_phase") as_sec(cfg.prio_tick_phase);
     else if (k == "wall_clock_zero") as_sec(cfg.wall_clock_zero);
     else if (!kIgnored.count(k))
@@ -154,6 +155,7 @@ std::vector<std::pair<std::string, std::string>> SlurmSchedConfig::describe() co
           {"main_tick_phase", fmt_s(main_tick_phase)},
           {"bf_tick_phase", fmt_s(bf_tick_phase)},
           {"job_exit_latency", fmt_s(job_exit_latency)},
+          {"job_exit_latency_per_start", fmt_s(job_exit_latency_per_start)},
           {"wall_clock_zero", fmt_s(wall_clock_zero)}};
 }
 

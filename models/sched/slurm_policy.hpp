@@ -54,6 +54,10 @@ class SlurmPolicy final : public Policy {
   void on_wake(SchedContext& ctx, uint64_t tag) override;
   [[nodiscard]] SimTime kill_time(SimTime start, SimTime limit) const override;
   [[nodiscard]] SimTime exit_latency() const override { return cfg_.job_exit_latency; }
+  [[nodiscard]] bool exit_latency_grows() const override { return cfg_.job_exit_latency_per_start > SimTime{}; }
+  [[nodiscard]] SimTime exit_latency_started_with(int together) const override {
+    return cfg_.job_exit_latency + SimTime::us(cfg_.job_exit_latency_per_start.count_us() * (together - 1));
+  }
 
   /// One backfill cycle now, outside the bf_interval timer (benchmarks).
   void backfill_now(SchedContext& ctx) { backfill(ctx); }

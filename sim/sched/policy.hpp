@@ -123,6 +123,15 @@ class Policy {
   /// How long after its run time a job's end reaches the scheduler (process exit and
   /// the completion message; 0 = at once).
   [[nodiscard]] virtual SimTime exit_latency() const { return SimTime{}; }
+  /// Whether exit_latency_started_with() depends on its argument: the end events of the
+  /// jobs one policy call starts are then set when the call returns.
+  [[nodiscard]] virtual bool exit_latency_grows() const { return false; }
+  /// The exit latency of a job started in one policy call with `together - 1` others
+  /// (a controller that launches them one after another delays them all).
+  [[nodiscard]] virtual SimTime exit_latency_started_with(int together) const {
+    (void)together;
+    return exit_latency();
+  }
 };
 
 }  // namespace gcsim

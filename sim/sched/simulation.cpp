@@ -97,6 +97,7 @@ void Simulation::prime() {
   for (size_t j = 0; j < trace_->jobs.size(); ++j)
     push(trace_->jobs[j].submit, Phase::kArrival, EventKind::kJobSubmit, static_cast<int64_t>(j));
   policy_->on_begin(*this);
+  set_deferred_ends();
 }
 
 void Simulation::wake_at(SimTime t, uint64_t tag) {
@@ -162,11 +163,24 @@ void Simulation::call_policy(const std::function<void()>& f) {
   started_this_pass_.clear();
   preempted_this_pass_.clear();
   f();
+  set_deferred_ends();
   // Started jobs leave the queue; is_running_ already marks them, so no per-pass allocation.
   if (!started_this_pass_.empty()) std::erase_if(pending_, [&](int j) { return is_running_[j] != 0; });
   // Preempted jobs the pass did not start again rejoin the queue (once, in queue order).
   for (int j : preempted_this_pass_)
     if (!is_running_[j] && std::find(pending_.begin(), pending_.end(), j) == pending_.end()) insert_pending(j);
+}
+
+void Simulation::set_deferred_ends() {
+  const auto together = static_cast<int>(ends_to_set_.size());
+  for (int j : ends_to_set_) {
+    auto& o = out_[j];
+    const SimTime done = o.start + trace_->jobs[j].duration + policy_->exit_latency_started_with(together);
+    o.timed_out = o.kill_at != SimTime::infinite() && done > o.kill_at;
+    o.end = o.timed_out ? o.kill_at : done;
+    push(o.end, Phase::kRelease, EventKind::kJobEnd, j);
+  }
+  ends_to_set_.clear();
 }
 
 void Simulation::advance_to(SimTime t) {
@@ -417,6 +431,8 @@ void Simulation::start(int j, Allocation a, StartedBy by) {
     apply_speeds();  // lists j itself, so its end event is scheduled there
   } else if (resumed) {
     schedule_end(j);  // from the remaining work at speed 1, with a fresh end token
+  } else if (policy_->exit_latency_grows()) {
+    ends_to_set_.push_back(j);  // set_deferred_ends, once the call's starts are counted
   } else {
     const SimTime done = now_ + run + policy_->exit_latency();
     o.timed_out = kill != SimTime::infinite() && done > kill;

@@ -139,6 +139,9 @@ class Simulation final : private SchedContext {
   void parse_dependencies();
   /// Runs a policy call; jobs it started leave the pending queue.
   void call_policy(const std::function<void()>& f);
+  /// Pushes the end events of the jobs the last policy call started, with the exit
+  /// latency of that many jobs started together (Policy::exit_latency_grows).
+  void set_deferred_ends();
 
   void prime();
   void process(const Event& e);
@@ -174,6 +177,7 @@ class Simulation final : private SchedContext {
   std::vector<SimTime> end_key_;
   std::vector<std::pair<int64_t, int64_t>> held_;  // a running job's cores and GPUs (its last start)
   std::vector<int> started_this_pass_;
+  std::vector<int> ends_to_set_;  // started this call, end event not yet set (exit_latency_grows)
   std::vector<int> preempted_this_pass_;
   Fingerprint fp_;
   SimTime now_;

@@ -226,6 +226,31 @@ TEST_CASE("slurm policy: the full pass comes sched_interval after controller sta
   CHECK(start_with("0") == SimTime::us(50950000));
 }
 
+TEST_CASE("slurm policy: jobs started in one pass end later the more there are", "[slurm]") {
+  // In the oracle runs a job's end reached the controller 0.07 s after its run time when
+  // it started alone, 0.11, 0.15 and 0.21 s when 2, 3 or 4 started in the same pass.
+  // a, b, c start in the first main pass, d alone in a later one.
+  const Cluster c = oracle_cluster("gpu-sockets");
+  const std::string csv =
+      "name,submit,duration,args\n"
+      "a,0,30,--nodes=1 --ntasks=16 --time=5\n"
+      "b,0,40,--nodes=1 --ntasks=16 --time=5\n"
+      "c,0,50,--nodes=1 --ntasks=16 --time=5\n"
+      "d,20,30,--nodes=1 --ntasks=16 --time=5\n";
+  for (const std::string per : {"0", "0.04"}) {
+    INFO("job_exit_latency_per_start " << per);
+    const auto out = run_slurm(c, csv, {{"job_exit_latency", "0.07"}, {"job_exit_latency_per_start", per}});
+    REQUIRE(out.size() == 4);
+    REQUIRE(out[0].start == out[1].start);
+    REQUIRE(out[0].start == out[2].start);
+    REQUIRE(out[3].start > out[0].start);
+    const SimTime together = SimTime::us(per == "0" ? 70000 : 150000);
+    for (int j = 0; j < 3; ++j)
+      CHECK(out[j].end - out[j].start == SimTime::seconds(30 + 10 * j) + together);
+    CHECK(out[3].end - out[3].start == SimTime::seconds(30) + SimTime::us(70000));
+  }
+}
+
 TEST_CASE("slurm policy: afterok waits for the end, afternotok is never satisfied by success", "[slurm][deps]") {
   const Cluster c = oracle_cluster("gpu-sockets");
   const auto out = run_slurm(c,
