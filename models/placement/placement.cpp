@@ -129,6 +129,12 @@ std::vector<int> slurm_pick_gpus(const View& v, const std::vector<int>& cores, i
   return picked;
 }
 
+// Why a placement that needs GPU-local cores (enforce-binding, or Slurm's first pass)
+// fails, with the rule that asked for them.
+std::string local_why(const NodeRequest& r, const char* what) {
+  return std::string(what) + (r.enforce_binding ? " (--gres-flags=enforce-binding)" : " (first pass)");
+}
+
 // Slurm's cyclic core sync (cons_tres dist_tasks.c, _cyclic_sync_core_bitmap) over the
 // free cores left per socket (`per`, each ascending): with more than one CPU per task,
 // whole tasks first fill the sockets in order, each socket's cores rounded down to whole
@@ -205,8 +211,7 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
       collected += here;
     }
     if (collected < v.req.gpus && strict) {
-      *why = v.req.enforce_binding ? "not enough free GPUs on sockets with free cores (--gres-flags=enforce-binding)"
-                                   : "not enough GPUs with free cores on their sockets (first pass)";
+      *why = local_why(v.req, "not enough free GPUs on sockets with free cores");
       return std::nullopt;
     }
     // The required sockets' free cores, per socket, ascending.
@@ -247,8 +252,7 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
       return out;  // ascending: sockets in order, each ascending
     }
     if (strict) {
-      *why = v.req.enforce_binding ? "not enough free cores on the GPUs' sockets (--gres-flags=enforce-binding)"
-                                   : "not enough free cores on the GPUs' sockets (first pass)";
+      *why = local_why(v.req, "not enough free cores on the GPUs' sockets");
       return std::nullopt;
     }
     // Second pass: any core, keeping the required sockets' cores and taking the
@@ -453,8 +457,7 @@ std::optional<NodePlacement> place_slurm_per_gpu(const View& v) {
     if (strict)
       for (int c : mine)
         if (v.t.socket_of_core(c) != home)
-          return fail(r.enforce_binding ? "not enough free cores on the GPUs' sockets (--gres-flags=enforce-binding)"
-                                        : "not enough free cores on the GPUs' sockets (first pass)");
+          return fail(local_why(r, "not enough free cores on the GPUs' sockets"));
     cores.insert(cores.end(), mine.begin(), mine.end());
     if (per_task) {
       binds[u].cores = mine;

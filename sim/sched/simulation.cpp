@@ -173,14 +173,16 @@ void Simulation::call_policy(const std::function<void()>& f) {
 
 void Simulation::set_deferred_ends() {
   const auto together = static_cast<int>(ends_to_set_.size());
-  for (int j : ends_to_set_) {
-    auto& o = out_[j];
-    const SimTime done = o.start + trace_->jobs[j].duration + policy_->exit_latency_started_with(together);
-    o.timed_out = o.kill_at != SimTime::infinite() && done > o.kill_at;
-    o.end = o.timed_out ? o.kill_at : done;
-    push(o.end, Phase::kRelease, EventKind::kJobEnd, j);
-  }
+  for (int j : ends_to_set_) push_end(j, policy_->exit_latency_started_with(together));
   ends_to_set_.clear();
+}
+
+void Simulation::push_end(int j, SimTime latency) {
+  auto& o = out_[j];
+  const SimTime done = o.start + trace_->jobs[j].duration + latency;
+  o.timed_out = o.kill_at != SimTime::infinite() && done > o.kill_at;
+  o.end = o.timed_out ? o.kill_at : done;
+  push(o.end, Phase::kRelease, EventKind::kJobEnd, j);
 }
 
 void Simulation::advance_to(SimTime t) {
@@ -434,10 +436,7 @@ void Simulation::start(int j, Allocation a, StartedBy by) {
   } else if (policy_->exit_latency_grows()) {
     ends_to_set_.push_back(j);  // set_deferred_ends, once the call's starts are counted
   } else {
-    const SimTime done = now_ + run + policy_->exit_latency();
-    o.timed_out = kill != SimTime::infinite() && done > kill;
-    o.end = o.timed_out ? kill : done;
-    push(o.end, Phase::kRelease, EventKind::kJobEnd, j);
+    push_end(j, policy_->exit_latency());
   }
   const auto rs = trace_->jobs[j].recorded_state;
   o.failed = o.timed_out || rs == RecordedState::kFailed || rs == RecordedState::kCancelled;

@@ -142,6 +142,9 @@ class Simulation final : private SchedContext {
   /// Pushes the end events of the jobs the last policy call started, with the exit
   /// latency of that many jobs started together (Policy::exit_latency_grows).
   void set_deferred_ends();
+  /// Pushes job j's end event at its start + duration + `latency`, or at its kill time
+  /// if that comes first (a job started afresh, at speed 1).
+  void push_end(int j, SimTime latency);
 
   void prime();
   void process(const Event& e);
