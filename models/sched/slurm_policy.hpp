@@ -36,6 +36,7 @@ struct SlurmPolicyInputs {
 
 struct BackfillNodeSets;  // slurm_policy.cpp
 struct BackfillFutures;   // slurm_policy.cpp
+struct WillRunCache;      // slurm_policy.cpp
 
 class SlurmPolicy final : public Policy {
  public:
@@ -101,6 +102,7 @@ class SlurmPolicy final : public Policy {
   SimTime bf_armed_ = SimTime::infinite();
   std::unique_ptr<BackfillNodeSets> bf_sets_;  // every node and each partition, as node sets
   std::unique_ptr<BackfillFutures> futures_;   // backfill's running jobs by end and future states, kept across cycles
+  std::unique_ptr<WillRunCache> will_runs_;    // will-run outcomes, kept while the cluster state is unchanged
 };
 
 }  // namespace gcsim
