@@ -4,7 +4,8 @@
 // time and tests every candidate, none of which can start: the pass is repeatable.
 // The slurm policy's backfill cycle is measured the same way (its main loop and
 // timers filled the cluster first); it tests at most bf_max_job_test (default 500)
-// jobs, so BM_SlurmBackfillPass also runs with bf_max_job_test=100000.
+// jobs, so BM_SlurmBackfillPass also runs with bf_max_job_test=100000, and without
+// and with the will-run outcomes kept from the cycle before (cold, warm).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -77,16 +78,26 @@ static void BM_SlurmBackfillPass(benchmark::State& state) {
   const int queue = static_cast<int>(state.range(0)), nodes = static_cast<int>(state.range(1));
   auto s = make_setup("slurm", nodes, queue, static_cast<int>(state.range(2)));
   auto& slurm = dynamic_cast<SlurmPolicy&>(*s->policy);
-  for (auto _ : state) s->sim->run_pass([&](SchedContext& ctx) { slurm.backfill_now(ctx); });
+  // cold (the default): every cycle tests its jobs afresh, as after a job started or
+  // ended; warm (4th argument 1): the will-run outcomes of the last cycle are kept, as
+  // in a run's cycles with no change of state between them
+  const bool warm = state.range(3) != 0;
+  for (auto _ : state) {
+    if (!warm) slurm.forget_will_runs();
+    s->sim->run_pass([&](SchedContext& ctx) { slurm.backfill_now(ctx); });
+  }
   state.SetItemsProcessed(state.iterations() * std::min<int64_t>(queue, slurm.config().bf_max_job_test));
   state.counters["queue"] = queue;
   state.counters["nodes"] = nodes;
   state.counters["tested"] = std::min(queue, slurm.config().bf_max_job_test);
+  state.counters["warm"] = warm ? 1 : 0;
 }
 BENCHMARK(BM_SlurmBackfillPass)
-    ->ArgsProduct({{100, 1000, 10000, 100000}, {1000, 10000}, {0}})
-    ->Args({10000, 1000, 100000})
-    ->Args({100000, 1000, 100000})
+    ->ArgsProduct({{100, 1000, 10000, 100000}, {1000, 10000}, {0}, {0}})
+    ->Args({10000, 1000, 100000, 0})
+    ->Args({100000, 1000, 100000, 0})
+    ->Args({1000, 1000, 0, 1})
+    ->Args({1000, 10000, 0, 1})
     ->Unit(benchmark::kMillisecond);
 
 static void BM_FcfsPass(benchmark::State& state) { run_pass(state, "fcfs"); }

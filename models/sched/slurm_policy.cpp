@@ -344,6 +344,10 @@ struct BackfillNodeSets {
 
 SlurmPolicy::~SlurmPolicy() = default;
 
+void SlurmPolicy::forget_will_runs() {
+  if (will_runs_) will_runs_->clear();
+}
+
 SlurmPolicy::SlurmPolicy(const SlurmPolicyInputs& in, Diagnostics& warnings)
     : cluster_(in.cluster), selector_(*in.cluster, SlurmSchedConfig{}) {
   Diagnostics d;

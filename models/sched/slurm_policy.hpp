@@ -62,6 +62,9 @@ class SlurmPolicy final : public Policy {
 
   /// One backfill cycle now, outside the bf_interval timer (benchmarks).
   void backfill_now(SchedContext& ctx) { backfill(ctx); }
+  /// Forgets the will-run outcomes kept from earlier cycles, so that the next cycle
+  /// tests every job as after a change of state (benchmarks).
+  void forget_will_runs();
   [[nodiscard]] const SlurmSchedConfig& config() const { return cfg_; }
   [[nodiscard]] int64_t job_priority(int j) const { return j < static_cast<int>(prio_.size()) ? prio_[j] : 0; }
 
