@@ -176,6 +176,7 @@ struct WillRunCache {
   std::vector<uint64_t> cands;
   std::vector<std::pair<uint32_t, uint32_t>> slots;  // (generation, entry index + 1)
   uint32_t gen = 1;
+  uint64_t reused = 0;  // outcomes found
   /// A bound on entries: a job that leaves the queue without a state change (a
   /// cancellation) leaves its entries behind.
   static constexpr size_t kMax = size_t{1} << 15;
@@ -347,6 +348,8 @@ SlurmPolicy::~SlurmPolicy() = default;
 void SlurmPolicy::forget_will_runs() {
   if (will_runs_) will_runs_->clear();
 }
+
+uint64_t SlurmPolicy::will_runs_reused() const { return will_runs_ ? will_runs_->reused : 0; }
 
 SlurmPolicy::SlurmPolicy(const SlurmPolicyInputs& in, Diagnostics& warnings)
     : cluster_(in.cluster), selector_(*in.cluster, SlurmSchedConfig{}) {
@@ -878,10 +881,11 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         auto& cache = *will_runs_;
         cache.sync(ctx.state());
         cached = nullptr;
-        if (s.switches == 0) {
+        if (keep_will_runs_ && s.switches == 0) {
           const uint64_t key = cache.key(j, cand);
           size_t slot = 0;
           if (WillRunCache::Entry* hit = cache.find(key, j, cand, &slot)) {
+            ++cache.reused;
             wr = hit->wr;
             if (wr.fit) wr.state = &state_by(wr.state_k);
             cached = hit;

@@ -16,6 +16,7 @@
 //  timers    time-limit kills at the 30 s check after limit + OverTimeLimit.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -65,6 +66,10 @@ class SlurmPolicy final : public Policy {
   /// Forgets the will-run outcomes kept from earlier cycles, so that the next cycle
   /// tests every job as after a change of state (benchmarks).
   void forget_will_runs();
+  /// Whether will-run outcomes are kept from cycle to cycle (default true; tests
+  /// check that keeping them changes no decision), and how many were used again.
+  void keep_will_runs(bool on) { keep_will_runs_ = on; }
+  [[nodiscard]] uint64_t will_runs_reused() const;
   [[nodiscard]] const SlurmSchedConfig& config() const { return cfg_; }
   [[nodiscard]] int64_t job_priority(int j) const { return j < static_cast<int>(prio_.size()) ? prio_[j] : 0; }
 
@@ -106,6 +111,7 @@ class SlurmPolicy final : public Policy {
   std::unique_ptr<BackfillNodeSets> bf_sets_;  // every node and each partition, as node sets
   std::unique_ptr<BackfillFutures> futures_;   // backfill's running jobs by end and future states, kept across cycles
   std::unique_ptr<WillRunCache> will_runs_;    // will-run outcomes, kept while the cluster state is unchanged
+  bool keep_will_runs_ = true;
 };
 
 }  // namespace gcsim

@@ -1,7 +1,8 @@
 // The slurm policy's parts on small cases: sacctmgr dump parsing, Fair Tree ranks and
 // classic fair-share, SchedulerParameters reading, time-limit kills with OverTimeLimit,
-// dependencies, job arrays, --switches on a topology/tree, and a main pass's blocked
-// partition under partitions that share nodes.
+// dependencies, job arrays, --switches on a topology/tree, a main pass's blocked
+// partition under partitions that share nodes, and will-run outcomes kept across
+// backfill cycles.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "models/sched/slurm_policy.hpp"
 #include "sim/cluster/import_slurm_conf.hpp"
 #include "sim/core/input_file.hpp"
+#include "sim/io/run_outputs.hpp"
 #include "sim/sched/simulation.hpp"
 #include "sim/workload/accounts.hpp"
 #include "sim/workload/trace_readers.hpp"
@@ -317,4 +319,35 @@ TEST_CASE("slurm policy: malformed scheduling values are errors at file:line:col
     CHECK(m.find(conf + ":25:21: error: bf_interval=five: expected seconds") != std::string::npos);
     CHECK(m.find(conf + ":29:19: error: PriorityWeightAge=-3") != std::string::npos);
   }
+}
+
+TEST_CASE("slurm policy: will-run outcomes kept across backfill cycles change no decision", "[slurm][backfill]") {
+  // The first 3,171 jobs of the HPC2N log (traces/) on its 120 two-core nodes: a queue
+  // that waits for hours, so many backfill cycles follow one another with no job started
+  // or ended between them, and their will-run tests repeat the cycle before's.
+  Diagnostics d;
+  const Trace t = read_trace(test::src("traces/hpc2n_first3171.swf"), d);
+  REQUIRE(t.max_nodes);
+  REQUIRE(t.max_procs);
+  const Cluster c = make_cpu_cluster("hpc2n", static_cast<int>(*t.max_nodes),
+                                     static_cast<int>(*t.max_procs / *t.max_nodes), "test");
+  auto run = [&](bool keep, uint64_t* reused) {
+    SlurmPolicyInputs in;
+    in.cluster = &c;
+    Diagnostics w;
+    SlurmPolicy p(in, w);
+    p.keep_will_runs(keep);
+    PlacementAllocator a(PlacementMode::kSlurm);
+    Simulation sim(c, t, p, a);
+    REQUIRE(sim.run().completed);
+    *reused = p.will_runs_reused();
+    return format_sacct(c, t, sim.outcomes());
+  };
+  uint64_t kept = 0, fresh = 0;
+  const std::string with = run(true, &kept);
+  const std::string without = run(false, &fresh);
+  CHECK(fresh == 0);
+  CHECK(kept > 10000);  // the outcomes were used again, many times
+  CHECK(with.find("SchedBackfill") != std::string::npos);
+  CHECK(with == without);
 }
