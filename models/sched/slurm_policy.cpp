@@ -178,10 +178,14 @@ struct WillRunCache {
   uint32_t gen = 1;
   uint64_t reused = 0;  // outcomes found
   /// A bound on entries: a job that leaves the queue without a state change (a
-  /// cancellation) leaves its entries behind.
-  static constexpr size_t kMax = size_t{1} << 15;
+  /// cancellation) leaves its entries behind. 2^15 entries, fewer where their node sets
+  /// would pass 32 MiB (Curie's 87-word sets: 22 MiB at most).
+  size_t max_entries;
 
-  explicit WillRunCache(size_t n_words) : words(n_words), slots(size_t{1} << 10) {}
+  explicit WillRunCache(size_t n_words)
+      : words(n_words),
+        slots(size_t{1} << 10),
+        max_entries(std::clamp<size_t>((size_t{32} << 20) / (8 * std::max<size_t>(n_words, 1)), 64, size_t{1} << 15)) {}
   [[nodiscard]] uint64_t key(int job, const NodeSet& cand) const {
     uint64_t h = 0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(job) + 1);
     const uint64_t* x = cand.data();
@@ -218,7 +222,7 @@ struct WillRunCache {
     }
   }
   Entry& put(size_t slot, uint64_t k, int job, const NodeSet& cand, const WillRun& wr) {
-    if (used >= kMax) {
+    if (used >= max_entries) {
       clear();
       size_t s = 0;
       find(k, job, cand, &s);
