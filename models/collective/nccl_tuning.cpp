@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "sim/core/diagnostics.hpp"
@@ -93,7 +95,13 @@ class Reader : public YamlChecker {
   }
   int integer(const YAML::Node& n, const std::string& what) {
     const double v = number(n, what);
-    if (v != static_cast<double>(static_cast<int>(v))) error(n, "expected an integer for " + what);
+    // range first: converting a double outside int's range (or NaN) is undefined
+    if (!(v >= static_cast<double>(std::numeric_limits<int>::min()) &&
+          v <= static_cast<double>(std::numeric_limits<int>::max())) ||
+        v != std::trunc(v)) {
+      error(n, "expected an integer for " + what);
+      return 0;
+    }
     return static_cast<int>(v);
   }
   bool boolean(const YAML::Node& n, const std::string& what) {
@@ -329,7 +337,15 @@ class Reader : public YamlChecker {
         t.plateau_factor = positive(p["plateau_factor"], "protocol.plateau_factor");
         t.plateau_factor_pre_ampere = positive(p["plateau_factor_pre_ampere"], "protocol.plateau_factor_pre_ampere");
         t.plateau_min_bytes = non_negative(p["plateau_min_bytes"], "protocol.plateau_min_bytes");
-        for (double v : numbers(p["ll128_sms"], "protocol.ll128_sms")) t.ll128_sms.push_back(static_cast<int>(v));
+        if (const YAML::Node l = p["ll128_sms"]; l.IsSequence()) {
+          for (const auto& e : l) {
+            const int sm = integer(e, "protocol.ll128_sms");
+            if (sm < 0) error(e, "protocol.ll128_sms must not be negative");
+            t.ll128_sms.push_back(sm);
+          }
+        } else {
+          error(l, "expected a list of numbers for protocol.ll128_sms");
+        }
         std::vector<std::string> protos(kProtoNames.begin(), kProtoNames.end());
         auto tc = map_of(p["tree_correction"], "protocol.tree_correction", protos, protos);
         for (int i = 0; i < kNcclProtos; ++i) {

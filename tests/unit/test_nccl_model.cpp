@@ -112,21 +112,34 @@ TEST_CASE("nccl: tuning loader reports file:line:col", "[nccl]") {
       CHECK(msg.find("missing key 'max_channels' in search") != std::string::npos);
     }
   }
-  SECTION("not a number") {
+  // `good` with `from` replaced by `to`: the message of the error at `to`'s line
+  auto error_at = [&](const std::string& from, const std::string& to, int* line) {
     std::string bad = good;
-    const auto at = bad.find("local_bw: 5000");
+    const auto at = bad.find(from);
     REQUIRE(at != std::string::npos);
-    bad.replace(at, 14, "local_bw: lots");
-    int line = 1;
-    for (size_t i = 0; i < at; ++i) line += bad[i] == '\n';
+    bad.replace(at, from.size(), to);
+    *line = 1;
+    for (size_t i = 0; i < at; ++i) *line += bad[i] == '\n';
     try {
       (void)parse_nccl_tuning(bad, "t.yaml");
-      FAIL("no error");
     } catch (const InputError& e) {
-      const std::string msg = e.diagnostics().format();
-      CHECK(msg.find("t.yaml:" + std::to_string(line) + ":11: error: expected a number for local_bw, got 'lots'") !=
-            std::string::npos);
+      return e.diagnostics().format();
     }
+    FAIL("no error");
+    return std::string();
+  };
+  SECTION("not a number") {
+    int line = 0;
+    const std::string msg = error_at("local_bw: 5000", "local_bw: lots", &line);
+    CHECK(msg.find("t.yaml:" + std::to_string(line) + ":11: error: expected a number for local_bw, got 'lots'") !=
+          std::string::npos);
+  }
+  SECTION("an integer beyond int") {
+    // (a fuzz finding: the value was converted to int unchecked, which is undefined)
+    int line = 0;
+    const std::string msg = error_at("max_channels: 32", "max_channels: 9.5e101", &line);
+    CHECK(msg.find("t.yaml:" + std::to_string(line) + ":17: error: expected an integer for search.max_channels") !=
+          std::string::npos);
   }
   SECTION("syntax error") { CHECK_THROWS_AS(parse_nccl_tuning("a: [1, 2", "t.yaml"), InputError); }
 }
