@@ -222,12 +222,8 @@ struct WillRunCache {
     }
   }
   Entry& put(size_t slot, uint64_t k, int job, const NodeSet& cand, const WillRun& wr) {
-    if (used >= max_entries) {
-      clear();
-      size_t s = 0;
-      find(k, job, cand, &s);
-      slot = s;
-    }
+    const size_t was = slots.size();
+    if (used >= max_entries) clear();
     if (2 * (used + 1) > slots.size()) {  // grow and re-slot
       slots.assign(slots.size() * 2, {0, 0});
       gen = 1;
@@ -236,10 +232,8 @@ struct WillRunCache {
         while (slots[i].first == gen) i = (i + 1) & (slots.size() - 1);
         slots[i] = {gen, static_cast<uint32_t>(e + 1)};
       }
-      size_t s = 0;
-      find(k, job, cand, &s);
-      slot = s;
     }
+    if (used == 0 || slots.size() != was) find(k, job, cand, &slot);  // the slot moved
     if (used == entries.size()) {
       entries.emplace_back();
       cands.resize(entries.size() * words);
@@ -947,17 +941,17 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         for (const auto& na : plan->nodes) add_node_range(nodes, na.node, na.node);  // by node id
       } else {
         // only exact shapes get here without a plan: their nodes, without an Allocation
+        // (kept with the will-run outcome: the same candidates on the same state)
+        std::optional<std::vector<std::pair<int, int>>> p;
         if (cached == nullptr || !cached->planned) {
-          auto p = selector_.plan_nodes(s, *fit_state, cand.data());
+          p = selector_.plan_nodes(s, *fit_state, cand.data());
           if (!p) throw std::logic_error("slurm backfill: may_select called a job exact but select() found no nodes");
           if (cached != nullptr) {
             cached->nodes = std::move(*p);
             cached->planned = true;
           }
-          for (const auto& [first, last] : cached != nullptr ? cached->nodes : *p) add_node_range(nodes, first, last);
-        } else {
-          for (const auto& [first, last] : cached->nodes) add_node_range(nodes, first, last);
         }
+        for (const auto& [first, last] : cached != nullptr ? cached->nodes : *p) add_node_range(nodes, first, last);
       }
       const SimTime rb = wall_floor(t, res);
       const SimTime re = std::max(wall_floor(t + limit, res), rb + res);

@@ -33,6 +33,27 @@ Cluster oracle_cluster(const std::string& name) {
   return load_slurm_conf(test::src("tests/oracle/" + name + "/slurm.conf"), w);
 }
 
+struct SlurmRun {
+  std::vector<JobOutcome> outcomes;
+  uint64_t will_runs_reused = 0;
+};
+
+SlurmRun run_slurm_trace(const Cluster& c, const Trace& t, std::map<std::string, std::string> overrides = {},
+                         bool reverse_ties = false, bool keep_will_runs = true) {
+  Diagnostics w;
+  SlurmPolicyInputs in;
+  in.cluster = &c;
+  in.overrides = std::move(overrides);
+  SlurmPolicy p(in, w);
+  p.keep_will_runs(keep_will_runs);
+  PlacementAllocator a(PlacementMode::kSlurm);
+  SimulationOptions opt;
+  opt.reverse_ties = reverse_ties;
+  Simulation sim(c, t, p, a, opt);
+  REQUIRE(sim.run().completed);
+  return {sim.outcomes(), p.will_runs_reused()};
+}
+
 std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
                                   std::map<std::string, std::string> overrides = {}, bool reverse_ties = false) {
   // One file per process: ctest runs these test cases in parallel processes, and a
@@ -46,16 +67,7 @@ std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
   Diagnostics w;
   const Trace t = read_trace(path, w);
   fs::remove(path);
-  SlurmPolicyInputs in;
-  in.cluster = &c;
-  in.overrides = std::move(overrides);
-  SlurmPolicy p(in, w);
-  PlacementAllocator a(PlacementMode::kSlurm);
-  SimulationOptions opt;
-  opt.reverse_ties = reverse_ties;
-  Simulation sim(c, t, p, a, opt);
-  REQUIRE(sim.run().completed);
-  return sim.outcomes();
+  return run_slurm_trace(c, t, std::move(overrides), reverse_ties).outcomes;
 }
 
 int first_node(const JobOutcome& o) {
@@ -331,23 +343,11 @@ TEST_CASE("slurm policy: will-run outcomes kept across backfill cycles change no
   REQUIRE(t.max_procs);
   const Cluster c = make_cpu_cluster("hpc2n", static_cast<int>(*t.max_nodes),
                                      static_cast<int>(*t.max_procs / *t.max_nodes), "test");
-  auto run = [&](bool keep, uint64_t* reused) {
-    SlurmPolicyInputs in;
-    in.cluster = &c;
-    Diagnostics w;
-    SlurmPolicy p(in, w);
-    p.keep_will_runs(keep);
-    PlacementAllocator a(PlacementMode::kSlurm);
-    Simulation sim(c, t, p, a);
-    REQUIRE(sim.run().completed);
-    *reused = p.will_runs_reused();
-    return format_sacct(c, t, sim.outcomes());
-  };
-  uint64_t kept = 0, fresh = 0;
-  const std::string with = run(true, &kept);
-  const std::string without = run(false, &fresh);
-  CHECK(fresh == 0);
-  CHECK(kept > 10000);  // the outcomes were used again, many times
+  const SlurmRun kept = run_slurm_trace(c, t, {}, false, true);
+  const SlurmRun fresh = run_slurm_trace(c, t, {}, false, false);
+  CHECK(fresh.will_runs_reused == 0);
+  CHECK(kept.will_runs_reused > 10000);  // the outcomes were used again, many times
+  const std::string with = format_sacct(c, t, kept.outcomes);
   CHECK(with.find("SchedBackfill") != std::string::npos);
-  CHECK(with == without);
+  CHECK(with == format_sacct(c, t, fresh.outcomes));
 }
