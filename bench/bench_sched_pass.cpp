@@ -5,7 +5,8 @@
 // The slurm policy's backfill cycle is measured the same way (its main loop and
 // timers filled the cluster first); it tests at most bf_max_job_test (default 500)
 // jobs, so BM_SlurmBackfillPass also runs with bf_max_job_test=100000, and without
-// and with the will-run outcomes kept from the cycle before (cold, warm).
+// and with what backfill keeps from the cycle before: will-run outcomes (warm), and
+// the outcomes themselves, replayed (replay).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -78,10 +79,12 @@ static void BM_SlurmBackfillPass(benchmark::State& state) {
   const int queue = static_cast<int>(state.range(0)), nodes = static_cast<int>(state.range(1));
   auto s = make_setup("slurm", nodes, queue, static_cast<int>(state.range(2)));
   auto& slurm = dynamic_cast<SlurmPolicy&>(*s->policy);
-  // cold (the default): every cycle tests its jobs afresh, as after a job started or
-  // ended; warm (4th argument 1): the will-run outcomes of the last cycle are kept, as
-  // in a run's cycles with no change of state between them
+  // 4th argument: 0, cold: every cycle tests its jobs afresh, as after a job started
+  // or ended; 1, warm: the will-run outcomes of the last cycle are kept, as in a run's
+  // cycles with no change of state between them; 2, replay: and its outcomes are
+  // replayed where they hold (here all of them: the cycles run at one time)
   const bool warm = state.range(3) != 0;
+  slurm.replay_outcomes(state.range(3) == 2);
   for (auto _ : state) {
     if (!warm) slurm.forget_will_runs();
     s->sim->run_pass([&](SchedContext& ctx) { slurm.backfill_now(ctx); });
@@ -90,7 +93,7 @@ static void BM_SlurmBackfillPass(benchmark::State& state) {
   state.counters["queue"] = queue;
   state.counters["nodes"] = nodes;
   state.counters["tested"] = std::min(queue, slurm.config().bf_max_job_test);
-  state.counters["warm"] = warm ? 1 : 0;
+  state.counters["kept"] = static_cast<double>(state.range(3));
 }
 BENCHMARK(BM_SlurmBackfillPass)
     ->ArgsProduct({{100, 1000, 10000, 100000}, {1000, 10000}, {0}, {0}})
@@ -98,6 +101,8 @@ BENCHMARK(BM_SlurmBackfillPass)
     ->Args({100000, 1000, 100000, 0})
     ->Args({1000, 1000, 0, 1})
     ->Args({1000, 10000, 0, 1})
+    ->Args({1000, 1000, 0, 2})
+    ->Args({1000, 10000, 0, 2})
     ->Unit(benchmark::kMillisecond);
 
 static void BM_FcfsPass(benchmark::State& state) { run_pass(state, "fcfs"); }

@@ -189,6 +189,8 @@ class ReservationList {
     return false;
   }
   static constexpr size_t kNoPos = static_cast<size_t>(-1);
+  /// Whether a reservation begins in (a, b].
+  [[nodiscard]] bool begins_in(SimTime a, SimTime b) const { return count_begun_by(b) != count_begun_by(a); }
 
  private:
   [[nodiscard]] size_t count_begun_by(SimTime t) const {

@@ -38,6 +38,7 @@ struct SlurmPolicyInputs {
 struct BackfillNodeSets;  // slurm_policy.cpp
 struct BackfillFutures;   // slurm_policy.cpp
 struct WillRunCache;      // slurm_policy.cpp
+struct BackfillReplay;    // slurm_policy.cpp
 
 class SlurmPolicy final : public Policy {
  public:
@@ -70,6 +71,15 @@ class SlurmPolicy final : public Policy {
   /// check that keeping them changes no decision), and how many were used again.
   void keep_will_runs(bool on) { keep_will_runs_ = on; }
   [[nodiscard]] uint64_t will_runs_reused() const;
+  /// Whether a cycle after no change of state replays the last one's outcomes where
+  /// they still hold (default true; tests check that it changes no decision), and how
+  /// many it replayed.
+  void replay_outcomes(bool on) { replay_outcomes_ = on; }
+  [[nodiscard]] uint64_t outcomes_replayed() const;
+  /// Tests: each outcome the replay would take is tested afresh instead, and compared
+  /// (planned start and reserved nodes). Returns (compared, found otherwise).
+  void check_replays(bool on) { check_replays_ = on; }
+  [[nodiscard]] std::pair<uint64_t, uint64_t> replays_checked() const;
   [[nodiscard]] const SlurmSchedConfig& config() const { return cfg_; }
   [[nodiscard]] int64_t job_priority(int j) const { return j < static_cast<int>(prio_.size()) ? prio_[j] : 0; }
 
@@ -112,6 +122,9 @@ class SlurmPolicy final : public Policy {
   std::unique_ptr<BackfillFutures> futures_;   // backfill's running jobs by end and future states, kept across cycles
   std::unique_ptr<WillRunCache> will_runs_;    // will-run outcomes, kept while the cluster state is unchanged
   bool keep_will_runs_ = true;
+  std::unique_ptr<BackfillReplay> replay_;     // the last cycle's outcomes, replayed while the state is unchanged
+  bool replay_outcomes_ = true;
+  bool check_replays_ = false;
 };
 
 }  // namespace gcsim

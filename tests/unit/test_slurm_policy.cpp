@@ -5,9 +5,11 @@
 // backfill cycles.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include <unistd.h>  // getpid
@@ -36,26 +38,36 @@ Cluster oracle_cluster(const std::string& name) {
 struct SlurmRun {
   std::vector<JobOutcome> outcomes;
   uint64_t will_runs_reused = 0;
+  uint64_t replayed = 0;
+  std::pair<uint64_t, uint64_t> replays_checked;  // (compared, found otherwise)
+};
+
+/// What backfill keeps from cycle to cycle (SlurmPolicy's defaults: everything).
+struct Reuse {
+  bool will_runs = true;
+  bool replay = true;
+  bool check = false;  // test each outcome the replay would take, and compare
 };
 
 SlurmRun run_slurm_trace(const Cluster& c, const Trace& t, std::map<std::string, std::string> overrides = {},
-                         bool reverse_ties = false, bool keep_will_runs = true) {
+                         bool reverse_ties = false, Reuse reuse = {}) {
   Diagnostics w;
   SlurmPolicyInputs in;
   in.cluster = &c;
   in.overrides = std::move(overrides);
   SlurmPolicy p(in, w);
-  p.keep_will_runs(keep_will_runs);
+  p.keep_will_runs(reuse.will_runs);
+  p.replay_outcomes(reuse.replay);
+  p.check_replays(reuse.check);
   PlacementAllocator a(PlacementMode::kSlurm);
   SimulationOptions opt;
   opt.reverse_ties = reverse_ties;
   Simulation sim(c, t, p, a, opt);
   REQUIRE(sim.run().completed);
-  return {sim.outcomes(), p.will_runs_reused()};
+  return {sim.outcomes(), p.will_runs_reused(), p.outcomes_replayed(), p.replays_checked()};
 }
 
-std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
-                                  std::map<std::string, std::string> overrides = {}, bool reverse_ties = false) {
+Trace csv_trace(const std::string& csv) {
   // One file per process: ctest runs these test cases in parallel processes, and a
   // shared name let one read a file another was still writing.
   const std::string path =
@@ -65,9 +77,27 @@ std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
     f << csv;
   }
   Diagnostics w;
-  const Trace t = read_trace(path, w);
+  Trace t = read_trace(path, w);
   fs::remove(path);
-  return run_slurm_trace(c, t, std::move(overrides), reverse_ties).outcomes;
+  return t;
+}
+
+std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
+                                  std::map<std::string, std::string> overrides = {}, bool reverse_ties = false) {
+  return run_slurm_trace(c, csv_trace(csv), std::move(overrides), reverse_ties).outcomes;
+}
+
+/// The first 3,171 jobs of the HPC2N log (traces/) on its 120 two-core nodes: a queue
+/// that waits for hours, so many backfill cycles follow one another with no job started
+/// or ended between them.
+std::pair<Trace, Cluster> hpc2n_first3171() {
+  Diagnostics d;
+  Trace t = read_trace(test::src("traces/hpc2n_first3171.swf"), d);
+  REQUIRE(t.max_nodes);
+  REQUIRE(t.max_procs);
+  Cluster c = make_cpu_cluster("hpc2n", static_cast<int>(*t.max_nodes), static_cast<int>(*t.max_procs / *t.max_nodes),
+                               "test");
+  return {std::move(t), std::move(c)};
 }
 
 int first_node(const JobOutcome& o) {
@@ -334,20 +364,73 @@ TEST_CASE("slurm policy: malformed scheduling values are errors at file:line:col
 }
 
 TEST_CASE("slurm policy: will-run outcomes kept across backfill cycles change no decision", "[slurm][backfill]") {
-  // The first 3,171 jobs of the HPC2N log (traces/) on its 120 two-core nodes: a queue
-  // that waits for hours, so many backfill cycles follow one another with no job started
-  // or ended between them, and their will-run tests repeat the cycle before's.
-  Diagnostics d;
-  const Trace t = read_trace(test::src("traces/hpc2n_first3171.swf"), d);
-  REQUIRE(t.max_nodes);
-  REQUIRE(t.max_procs);
-  const Cluster c = make_cpu_cluster("hpc2n", static_cast<int>(*t.max_nodes),
-                                     static_cast<int>(*t.max_procs / *t.max_nodes), "test");
-  const SlurmRun kept = run_slurm_trace(c, t, {}, false, true);
-  const SlurmRun fresh = run_slurm_trace(c, t, {}, false, false);
+  // HPC2N's waiting queue: cycles with no change of state between them repeat the
+  // cycle before's will-run tests.
+  const auto [t, c] = hpc2n_first3171();
+  const SlurmRun kept = run_slurm_trace(c, t, {}, false, {.will_runs = true, .replay = false});
+  const SlurmRun fresh = run_slurm_trace(c, t, {}, false, {.will_runs = false, .replay = false});
   CHECK(fresh.will_runs_reused == 0);
   CHECK(kept.will_runs_reused > 10000);  // the outcomes were used again, many times
   const std::string with = format_sacct(c, t, kept.outcomes);
   CHECK(with.find("SchedBackfill") != std::string::npos);
   CHECK(with == format_sacct(c, t, fresh.outcomes));
+}
+
+TEST_CASE("slurm policy: replaying the last cycle's outcomes changes no decision", "[slurm][backfill]") {
+  // The same HPC2N jobs, with the outcomes of a cycle after no change of state taken
+  // from the cycle before wherever they still hold, and tested afresh. The table's end
+  // moves on by bf_resolution every other cycle, and queued jobs' planned starts pass
+  // the cycle's time, so both kinds of record are refused along the way.
+  const auto [t, c] = hpc2n_first3171();
+  const SlurmRun replayed = run_slurm_trace(c, t);
+  const SlurmRun tested = run_slurm_trace(c, t, {}, false, {.replay = false});
+  CHECK(tested.replayed == 0);
+  CHECK(replayed.replayed > 10000);
+  const std::string with = format_sacct(c, t, replayed.outcomes);
+  CHECK(with.find("SchedBackfill") != std::string::npos);
+  CHECK(with == format_sacct(c, t, tested.outcomes));
+  // Outcomes alike are not enough (a reservation a minute off may change nothing
+  // later): each outcome the replay would take is tested afresh and compared.
+  const SlurmRun checked = run_slurm_trace(c, t, {}, false, {.check = true});
+  CHECK(checked.replays_checked.first > 10000);
+  CHECK(checked.replays_checked.second == 0);
+}
+
+TEST_CASE("slurm policy: replayed outcomes match tested ones on random small queues", "[slurm][backfill]") {
+  // Where the replay's conditions turn: a table of 10 to 50 minutes, so reservations
+  // reach its end and it moves on under them; time limits of 1 to 30 minutes, so
+  // windows begin and end on each other's reservations; and jobs that overrun their
+  // limit, so that planned starts fall on ends that have passed.
+  const Cluster c = make_cpu_cluster("small", 8, 4, "test");
+  uint64_t replayed = 0, compared = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::mt19937_64 rng(20261207 + trial);
+    std::string csv = "name,submit,duration,args\n";
+    int submit = 0;
+    for (int k = 0; k < 50; ++k) {
+      submit += static_cast<int>(rng() % 90);
+      const int limit = 1 + static_cast<int>(rng() % 30);
+      const int nodes = 1 + static_cast<int>(rng() % 4);
+      const int tasks = nodes * (1 + static_cast<int>(rng() % 4));
+      // a quarter overrun their limit and are killed at the next 30 s check after it
+      const int duration = rng() % 4 == 0 ? limit * 60 + 45 : 1 + static_cast<int>(rng() % (limit * 60));
+      csv += "j" + std::to_string(k) + "," + std::to_string(submit) + "," + std::to_string(duration) +
+             ",--nodes=" + std::to_string(nodes) + " --ntasks=" + std::to_string(tasks) + " --time=" + std::to_string(limit) +
+             (rng() % 3 == 0 ? " --exclusive" : "") + "\n";
+    }
+    const Trace t = csv_trace(csv);
+    const std::map<std::string, std::string> params{
+        {"bf_window", std::to_string(10 + 20 * (trial % 3))},
+        {"bf_resolution", std::to_string(std::array{60, 300, 600, 900}[trial % 4])}};
+    const SlurmRun with = run_slurm_trace(c, t, params);
+    const SlurmRun without = run_slurm_trace(c, t, params, false, {.replay = false});
+    const SlurmRun checked = run_slurm_trace(c, t, params, false, {.check = true});
+    replayed += with.replayed;
+    compared += checked.replays_checked.first;
+    INFO("trial " << trial);
+    REQUIRE(format_sacct(c, t, with.outcomes) == format_sacct(c, t, without.outcomes));
+    REQUIRE(checked.replays_checked.second == 0);
+  }
+  CHECK(replayed > 1000);
+  CHECK(compared > 1000);
 }
