@@ -484,7 +484,8 @@ NodePlacement place_slurm(const View& v) {
   if (!cores) return fail(why);
   auto gpus = slurm_pick_gpus(v, *cores, v.req.gpus);
   if (static_cast<int>(gpus.size()) < v.req.gpus) return fail("not enough free GPUs");
-  auto binds = wants_bindings(v, gpus) ? bind_tasks(v, *cores, gpus) : std::vector<TaskBinding>{};
+  // (the bindings decide nothing about the fit)
+  auto binds = !v.req.fit_only && wants_bindings(v, gpus) ? bind_tasks(v, *cores, gpus) : std::vector<TaskBinding>{};
   return finish(v, *cores, gpus, std::move(binds));
 }
 
@@ -753,6 +754,16 @@ std::optional<NodeAlloc> PlacementAllocator::take_on_node_in_pass(const JobShape
   NodePlacement p = place_on_node(state, node, req, mode_);
   if (!p.fits) return std::nullopt;
   return std::move(p.alloc);
+}
+
+bool PlacementAllocator::fits_on_node_in_pass(const JobShape& shape, const ClusterState& state, int node, int tasks,
+                                              int gpus, bool first_pass) const {
+  if (shape.exclusive && !state.idle(node)) return false;
+  NodeRequest req = node_request(shape, state.cluster().tmpl(node), tasks, gpus);
+  req.keep_cpu_bindings = keep_cpu_bindings_;
+  req.first_pass = first_pass;
+  req.fit_only = true;
+  return place_on_node(state, node, req, mode_).fits;
 }
 
 NodeRequest node_request(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus) {

@@ -60,6 +60,9 @@ struct NodeRequest {
   /// false: a placement that ends with no GPU leaves `bindings` empty and does not
   /// compute them (the simulator's runs; see PlacementAllocator::keep_cpu_job_bindings).
   bool keep_cpu_bindings = true;
+  /// Only whether the request fits: no task bindings are computed (slurm selection
+  /// sizes every open node's capacity by placing on it, and keeps none of those).
+  bool fit_only = false;
 };
 
 /// Why a request does not fit, or the placement it gets.
@@ -94,6 +97,9 @@ class PlacementAllocator final : public NodeLoopAllocator {
   /// take_on_node in Slurm's first pass (NodeRequest::first_pass) or not.
   [[nodiscard]] std::optional<NodeAlloc> take_on_node_in_pass(const JobShape& shape, const ClusterState& state,
                                                               int node, int tasks, int gpus, bool first_pass) const;
+  /// Whether take_on_node_in_pass would place the tasks, without its task bindings.
+  [[nodiscard]] bool fits_on_node_in_pass(const JobShape& shape, const ClusterState& state, int node, int tasks,
+                                          int gpus, bool first_pass) const;
   /// slurm mode, one-node jobs: cons_tres's best fit. Nodes rank by sched_weight =
   /// Weight << 8 | (0xff - near_gpu_cnt), where near_gpu_cnt counts usable GPUs on
   /// sockets that still have free cores (capped by the job's need), then by the

@@ -154,7 +154,7 @@ std::optional<SlurmSelector::Cap> SlurmSelector::capacity(const JobShape& shape,
   // the slurm placer holds any count of CPU-only tasks up to max_tasks_on_node
   // (takes_any_cpu_count), so only shapes with GPUs are placed to find the count
   while (k > 0 && !(cpu_only && placer_.takes_any_cpu_count()) &&
-         !placer_.take_on_node_in_pass(shape, state, node, k, gpus_for(k), first_pass)) {
+         !placer_.fits_on_node_in_pass(shape, state, node, k, gpus_for(k), first_pass)) {
     if (shape.tasks_per_node > 0) return std::nullopt;
     --k;
   }

@@ -104,6 +104,18 @@ void run_scenario(const fs::path& file) {
       const auto mode = parse_placement_mode(std::string(toks.at(1)));
       REQUIRE(mode.has_value());
       const NodePlacement p = place_on_template(t, core_free, gpu_free, 0, req, *mode);
+      {
+        // asked only whether it fits (slurm selection's capacity test): the same answer
+        // and the same cores and GPUs, with no task bindings computed
+        NodeRequest fit_req = req;
+        fit_req.fit_only = true;
+        const NodePlacement f = place_on_template(t, core_free, gpu_free, 0, fit_req, *mode);
+        CHECK(f.fits == p.fits);
+        if (f.fits && p.fits) {
+          CHECK(f.alloc.cores == p.alloc.cores);
+          CHECK(f.alloc.gpus == p.alloc.gpus);
+        }
+      }
       if (cmd == "apply") {
         REQUIRE(p.fits);
         for (int c : p.alloc.cores) core_free.set(c, false);
