@@ -766,25 +766,26 @@ std::optional<NodeAlloc> PlacementAllocator::take_on_node(const JobShape& shape,
   return take_on_node_in_pass(shape, state, node, tasks, gpus, false);
 }
 
-std::optional<NodeAlloc> PlacementAllocator::take_on_node_in_pass(const JobShape& shape, const ClusterState& state,
-                                                                  int node, int tasks, int gpus, bool first_pass) const {
-  if (shape.exclusive && !state.idle(node)) return std::nullopt;
+NodePlacement PlacementAllocator::place_in_pass(const JobShape& shape, const ClusterState& state, int node, int tasks,
+                                               int gpus, bool first_pass, bool fit_only) const {
+  if (shape.exclusive && !state.idle(node)) return NodePlacement{};
   NodeRequest req = node_request(shape, state.cluster().tmpl(node), tasks, gpus);
   req.keep_cpu_bindings = keep_cpu_bindings_;
   req.first_pass = first_pass;
-  NodePlacement p = place_on_node(state, node, req, mode_);
+  req.fit_only = fit_only;
+  return place_on_node(state, node, req, mode_);
+}
+
+std::optional<NodeAlloc> PlacementAllocator::take_on_node_in_pass(const JobShape& shape, const ClusterState& state,
+                                                                  int node, int tasks, int gpus, bool first_pass) const {
+  NodePlacement p = place_in_pass(shape, state, node, tasks, gpus, first_pass, false);
   if (!p.fits) return std::nullopt;
   return std::move(p.alloc);
 }
 
 bool PlacementAllocator::fits_on_node_in_pass(const JobShape& shape, const ClusterState& state, int node, int tasks,
                                               int gpus, bool first_pass) const {
-  if (shape.exclusive && !state.idle(node)) return false;
-  NodeRequest req = node_request(shape, state.cluster().tmpl(node), tasks, gpus);
-  req.keep_cpu_bindings = keep_cpu_bindings_;
-  req.first_pass = first_pass;
-  req.fit_only = true;
-  return place_on_node(state, node, req, mode_).fits;
+  return place_in_pass(shape, state, node, tasks, gpus, first_pass, true).fits;
 }
 
 NodeRequest node_request(const JobShape& shape, const NodeTemplate& t, int tasks, int gpus) {

@@ -118,6 +118,9 @@ class PlacementAllocator final : public NodeLoopAllocator {
   }
 
  private:
+  /// The placement both of the above ask for (fit_only: NodeRequest::fit_only).
+  [[nodiscard]] NodePlacement place_in_pass(const JobShape& shape, const ClusterState& state, int node, int tasks,
+                                            int gpus, bool first_pass, bool fit_only) const;
   PlacementMode mode_;
   bool keep_cpu_bindings_ = true;
 };

@@ -285,9 +285,10 @@ struct BackfillReplay {
     }
   };
   std::vector<Record> recs, next;  // the last cycle's tested jobs in test order; this cycle's
-  const ClusterState* of = nullptr;  // the present they were tested on, at its changes()
+  // the present they were tested on, at its changes() `version`; none where that cycle
+  // started a job (the records before the start were tested on another present)
+  const ClusterState* of = nullptr;
   uint64_t version = 0;
-  bool valid = false;  // no start during that cycle
   uint64_t replayed = 0;
   uint64_t checked = 0, mismatched = 0;  // check_replays_: tested anyway, and found otherwise
 };
@@ -387,7 +388,7 @@ SlurmPolicy::~SlurmPolicy() = default;
 
 void SlurmPolicy::forget_will_runs() {
   if (will_runs_) will_runs_->clear();
-  if (replay_) replay_->valid = false;
+  if (replay_) replay_->of = nullptr;
 }
 
 uint64_t SlurmPolicy::will_runs_reused() const { return will_runs_ ? will_runs_->reused : 0; }
@@ -774,7 +775,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   int tested = 0, started = 0;
   auto& rp = *replay_;
   const uint64_t version0 = ctx.state().changes();
-  bool replaying = replay_outcomes_ && rp.valid && rp.of == &ctx.state() && rp.version == version0;
+  bool replaying = replay_outcomes_ && rp.of == &ctx.state() && rp.version == version0;
   rp.next.clear();
   SimTime max_rb = SimTime::us(std::numeric_limits<int64_t>::min());  // the latest begin of a reservation of this cycle
   for (int j : queue) {
@@ -1090,20 +1091,18 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       break;
     }
     out.replayable &= concluded;
+    // a start changes the present: the rest of the cycle is tested afresh
+    const bool as_recorded = rec != nullptr && ctx.state().changes() == version0 && out.same_reservation(*rec);
     if (holds) {  // check_replays_: what the replay would have done
       ++rp.checked;
-      if (ctx.state().changes() != version0 || !out.same_reservation(*rec) || (out.reserved && out.t != rec->t))
-        ++rp.mismatched;
+      if (!as_recorded || (out.reserved && out.t != rec->t)) ++rp.mismatched;
     }
-    // a start changes the present: the rest of the cycle is tested afresh
-    if (replaying && (rec == nullptr || ctx.state().changes() != version0 || !out.same_reservation(*rec)))
-      replaying = false;
+    replaying &= as_recorded;
     rp.next.push_back(std::move(out));
   }
   std::swap(rp.recs, rp.next);
-  rp.of = &ctx.state();
   rp.version = ctx.state().changes();
-  rp.valid = rp.version == version0;
+  rp.of = rp.version == version0 ? &ctx.state() : nullptr;
 }
 
 }  // namespace gcsim

@@ -1,8 +1,8 @@
 // The slurm policy's parts on small cases: sacctmgr dump parsing, Fair Tree ranks and
 // classic fair-share, SchedulerParameters reading, time-limit kills with OverTimeLimit,
 // dependencies, job arrays, --switches on a topology/tree, a main pass's blocked
-// partition under partitions that share nodes, and will-run outcomes kept across
-// backfill cycles.
+// partition under partitions that share nodes, and what backfill keeps across cycles
+// (will-run outcomes, and outcomes replayed while the state is unchanged).
 #include <catch2/catch.hpp>
 
 #include <array>
