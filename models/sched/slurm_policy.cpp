@@ -742,31 +742,40 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   const std::vector<Run>& running_ends = futs.runs;
   ++futs.cycle;
   futs.evict(running_ends.empty() ? nullptr : &running_ends.front());
-  // The present with running_ends[0, k) released.
-  auto state_by = [&](size_t k) -> const ClusterState& {
+  // The present with running_ends[0, k) released: a full state, or where `full` is
+  // false, perhaps a summary (ClusterState::summary_of), for the tests free cores
+  // decide. Summaries are built from the nearest state below, full ones from the
+  // nearest full one below; a summary asked for in full becomes full in place.
+  // (Full copies of 245 KB were 9% of a mid-Curie run, where nearly every tested shape
+  // needs no more than the counters.)
+  auto state_by = [&](size_t k, bool full) -> const ClusterState& {
     if (k == 0) return ctx.state();
     // a kept state whose key lies in [k-th job's, next job's) releases the same jobs
     const Run& last = running_ends[k - 1];
     auto it = std::lower_bound(futs.list.begin(), futs.list.end(), last,
                                [](const BackfillFutures::Entry& f, const Run& r) { return f.before(r.end, r.job); });
-    if (it != futs.list.end() && (k == running_ends.size() || it->before(running_ends[k].end, running_ends[k].job))) {
+    const bool hit =
+        it != futs.list.end() && (k == running_ends.size() || it->before(running_ends[k].end, running_ends[k].job));
+    if (hit) {
       it->used = futs.cycle;
-      return *it->state;
+      if (!full || !it->state->summary()) return *it->state;
     }
+    auto below = it;  // the state built from: the nearest below (full, for a full one)
+    while (below != futs.list.begin() && (full && std::prev(below)->state->summary())) --below;
+    const ClusterState& base = below == futs.list.begin() ? ctx.state() : *std::prev(below)->state;
     size_t from = 0;
-    std::unique_ptr<ClusterState> fut;
-    if (it == futs.list.begin()) {
-      fut = std::make_unique<ClusterState>(ctx.state());
-    } else {
-      const auto& below = *std::prev(it);
-      fut = std::make_unique<ClusterState>(*below.state);
-      from = static_cast<size_t>(std::upper_bound(running_ends.begin(), running_ends.end(), below,
+    if (below != futs.list.begin())
+      from = static_cast<size_t>(std::upper_bound(running_ends.begin(), running_ends.end(), *std::prev(below),
                                                   [](const BackfillFutures::Entry& f, const Run& r) {
                                                     return f.before(r.end, r.job);
                                                   }) -
                                  running_ends.begin());
-    }
+    auto fut = std::make_unique<ClusterState>(full ? ClusterState(base) : ClusterState::summary_of(base));
     for (size_t i = from; i < k; ++i) fut->release(ctx.allocation(running_ends[i].job));
+    if (hit) {
+      *it->state = std::move(*fut);  // in place: pointers to it stay good
+      return *it->state;
+    }
     return *futs.list.insert(it, BackfillFutures::Entry{last.end, last.job, std::move(fut), futs.cycle})->state;
   };
   // per-attempt buffers, kept across the cycle's attempts
@@ -864,7 +873,10 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       wr.enough_nodes = cand.has_at_least(s.nodes_min);
       if (!wr.enough_nodes) return;
       int64_t cand_free = count_cores ? free_cores_on(ctx.state(), cand) : 0;
-      auto fits = [&](const ClusterState& st, size_t k) {
+      // (the counters decide may_select on CPU-only shapes, and select's exact ones:
+      // those are tested on summaries, and the rest on full states)
+      auto fits = [&](size_t k) {
+        const ClusterState& st = state_by(k, !s.cpu_only());
         bool exact = false;
         if (count_cores ? !selector_.may_select_counted(s, st, cand_free, &exact)
                         : !selector_.may_select(s, st, cand.data(), &exact))
@@ -872,10 +884,12 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         wr.state = &st;
         wr.state_k = k;
         if (exact) return true;
-        wr.plan = selector_.select(s, st, cand_b(), waited, nullptr, false);
+        const ClusterState& whole = st.summary() ? state_by(k, true) : st;
+        wr.state = &whole;
+        wr.plan = selector_.select(s, whole, cand_b(), waited, nullptr, false);
         return wr.plan.has_value();
       };
-      wr.fit = (!count_cores || cand_free >= s.tasks) && fits(ctx.state(), 0);
+      wr.fit = (!count_cores || cand_free >= s.tasks) && fits(0);
       wr.now = wr.fit;
       if (wr.fit) return;
       // Batches (cons_tres _will_run_test). The running jobs are walked in end order and
@@ -924,7 +938,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
             break;
           }
         }
-        wr.fit = (!count_cores || cand_free >= s.tasks) && fits(state_by(next), next);
+        wr.fit = (!count_cores || cand_free >= s.tasks) && fits(next);
         if (wr.fit) return;
         if (more) {
           do w = w + w;
@@ -984,7 +998,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
           if (WillRunCache::Entry* hit = cache.find(key, j, cand, &slot)) {
             ++cache.reused;
             wr = hit->wr;
-            if (wr.fit) wr.state = &state_by(wr.state_k);
+            if (wr.fit) wr.state = &state_by(wr.state_k, false);
             cached = hit;
           } else {
             wr = WillRun{};

@@ -64,7 +64,7 @@ bool cores_may_hold(const JobShape& shape, const ClusterState& state, AllowedWor
     if (open[w] == 0) continue;
     for (uint64_t bits = open[w] & allowed_word(w); bits != 0; bits &= bits - 1) {
       const int n = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
-      const int free = state.node(n).free_cores;
+      const int free = state.free_cores_by_node()[n];
       const int tpc = state.cluster().tmpl(n).threads_per_core;
       int k = free / std::max(1, cores_for_cpus(shape.cpus_per_task, tpc));
       if (shape.tasks_per_node > 0) k = std::min(k, shape.tasks_per_node);
@@ -578,6 +578,7 @@ bool SlurmSelector::select_is_exact(const JobShape& shape, const ClusterState& s
 std::optional<Allocation> SlurmSelector::select(const JobShape& shape, const ClusterState& state,
                                                 const std::vector<uint8_t>& allowed, SimTime waited,
                                                 int* leaves_used, bool place) const {
+  if (state.summary()) throw std::logic_error("SlurmSelector::select: given a summary state, which has no cores to place");
   if (!totals_allow(shape, state)) return std::nullopt;
   std::vector<Cap> chosen;
   const bool topo = uses_topology(shape);

@@ -183,6 +183,24 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
   orders_ = std::move(orders);
 }
 
+ClusterState ClusterState::summary_of(const ClusterState& o) {
+  ClusterState s(o, Summary{});
+  return s;
+}
+
+ClusterState::ClusterState(const ClusterState& o, Summary /*tag*/)
+    : cluster_(o.cluster_),
+      open_(o.open_),
+      word_free_(o.word_free_),
+      free_of_(o.free_of_),
+      orders_(o.orders_),
+      free_cores_total_(o.free_cores_total_),
+      free_gpus_total_(o.free_gpus_total_),
+      max_tpc_(o.max_tpc_),
+      mem_heavy_(o.mem_heavy_),
+      mem_per_core_floor_(o.mem_per_core_floor_),
+      changes_(o.changes_) {}
+
 namespace {
 
 /// ClusterState::memory_heavy with the node's template at hand.
@@ -213,6 +231,11 @@ void for_core_words(uint64_t* words, const std::vector<int>& cores, F f) {
 }  // namespace
 
 bool ClusterState::fits(const Allocation& a) const {
+  if (summary()) {  // its counters only
+    for (const auto& na : a.nodes)
+      if (free_of_[static_cast<size_t>(na.node)] < static_cast<int>(na.cores.size())) return false;
+    return free_gpus_total_ >= a.gpus();
+  }
   for (const auto& na : a.nodes) {
     const auto& s = nodes_[na.node];
     if (na.whole_node && s.jobs > 0) return false;
@@ -228,6 +251,10 @@ bool ClusterState::fits(const Allocation& a) const {
 
 void ClusterState::allocate(const Allocation& a) {
   if (!fits(a)) throw std::logic_error("allocation of resources that are not free");
+  if (summary()) {
+    count(a, -1);
+    return;
+  }
   ++changes_;
   for (const auto& na : a.nodes) {
     auto& s = nodes_[na.node];
@@ -248,7 +275,26 @@ void ClusterState::allocate(const Allocation& a) {
   }
 }
 
+void ClusterState::count(const Allocation& a, int sign) {
+  ++changes_;
+  for (const auto& na : a.nodes) {
+    const auto n = static_cast<size_t>(na.node);
+    const int c = sign * static_cast<int>(na.cores.size());
+    free_of_[n] += c;
+    word_free_[n >> 6] += c;
+    if (free_of_[n] > 0) open_[n >> 6] |= 1ULL << (n & 63);
+    else open_[n >> 6] &= ~(1ULL << (n & 63));
+    if (const auto& t = cluster_->tmpl(na.node); t.memory_mb > 0) mem_heavy_ -= sign * static_cast<int64_t>(heavy(na, t));
+    free_cores_total_ += c;
+    free_gpus_total_ += sign * static_cast<int64_t>(na.gpus.size());
+  }
+}
+
 void ClusterState::release(const Allocation& a) {
+  if (summary()) {
+    count(a, 1);
+    return;
+  }
   ++changes_;
   for (const auto& na : a.nodes) {
     auto& s = nodes_[na.node];

@@ -189,6 +189,16 @@ class ClusterState {
  public:
   explicit ClusterState(const Cluster& cluster);
 
+  /// A copy of `o`'s counters only (free cores per node and per node word, open nodes,
+  /// totals, memory share), without its per-node records and core bits: a tenth of a
+  /// full copy on Curie. It answers what free cores alone decide (open_bits,
+  /// free_cores_by_node, word_free_cores, the totals, memory_follows_cores) and follows
+  /// allocate() and release() like a full copy; node(), core_free() and idle() are not
+  /// for it (summary() says which it is). Backfill's future states for the shapes
+  /// whose selection free cores decide (SlurmSelector::plan_nodes).
+  [[nodiscard]] static ClusterState summary_of(const ClusterState& o);
+  [[nodiscard]] bool summary() const { return nodes_.empty() && !free_of_.empty(); }
+
   [[nodiscard]] const Cluster& cluster() const { return *cluster_; }
   [[nodiscard]] const NodeState& node(int i) const { return nodes_[i]; }
   [[nodiscard]] size_t size() const { return nodes_.size(); }
@@ -241,13 +251,19 @@ class ClusterState {
   /// (checked in debug builds; a violation is a bug, reported by exception).
   void allocate(const Allocation& a);
   void release(const Allocation& a);
-  /// True when every resource of `a` is currently free.
+  /// True when every resource of `a` is currently free (a summary: enough free cores
+  /// on each of its nodes, and GPUs in all).
   [[nodiscard]] bool fits(const Allocation& a) const;
   /// How many allocate() and release() calls this state has had (its copies carry
   /// the count on): lets a cache of derived states tell whether it missed one.
   [[nodiscard]] uint64_t changes() const { return changes_; }
 
  private:
+  struct Summary {};
+  ClusterState(const ClusterState& o, Summary tag);
+  /// allocate() (sign -1) and release() (+1) of a summary: its counters only.
+  void count(const Allocation& a, int sign);
+
   const Cluster* cluster_;
   std::vector<NodeState> nodes_;
   std::vector<uint64_t> core_words_;  // every node's core bits, node after node

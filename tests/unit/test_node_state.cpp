@@ -134,3 +134,88 @@ TEST_CASE("CoreBits answers for a range of cores as a core-by-core walk does", "
     }
   }
 }
+
+TEST_CASE("A summary state follows allocate and release with the counters of a full one", "[placement][node_state]") {
+  // Backfill's future states for the shapes free cores decide are summaries: what they
+  // answer must be what the full state would, step for step, GPUs and memory included.
+  const Cluster c = load_cluster_yaml(test::src("configs/mixed.yaml"));
+  ClusterState full(c);
+  std::mt19937_64 rng(23);
+  std::vector<Allocation> held;
+  auto take = [&](ClusterState& s) {
+    Allocation a;
+    for (size_t n = 0; n < c.nodes.size(); ++n) {
+      if (rng() % 2 != 0) continue;
+      NodeAlloc na;
+      na.node = static_cast<int>(n);
+      na.tasks = 1;
+      const CoreBits free = s.core_free(na.node);
+      for (int core = 0; core < free.size(); ++core)
+        if (free[core] && rng() % 3 == 0) na.cores.push_back(core);
+      const NodeState& ns = s.node(na.node);
+      for (int g = 0; g < 64; ++g)
+        if ((ns.gpu_free >> g & 1U) != 0 && rng() % 2 == 0) na.gpus.push_back(g);
+      // a quarter of them hold more than their cores' share of memory
+      const auto& t = c.tmpl(na.node);
+      const int64_t share = t.memory_mb * static_cast<int64_t>(na.cores.size()) / std::max(1, t.cores());
+      na.mem_mb = std::min<int64_t>(ns.free_mem_mb, rng() % 4 == 0 ? share + 1024 : share);
+      if (!na.cores.empty()) a.nodes.push_back(na);
+    }
+    return a;
+  };
+  auto require_same = [&](const ClusterState& s, const ClusterState& f) {
+    REQUIRE(s.summary());
+    REQUIRE_FALSE(f.summary());
+    REQUIRE(s.changes() == f.changes());
+    REQUIRE(s.free_cores_total() == f.free_cores_total());
+    REQUIRE(s.free_gpus_total() == f.free_gpus_total());
+    REQUIRE(s.node_words() == f.node_words());
+    for (size_t w = 0; w < f.node_words(); ++w) {
+      REQUIRE(s.open_bits()[w] == f.open_bits()[w]);
+      REQUIRE(s.word_free_cores(w) == f.word_free_cores(w));
+    }
+    for (size_t n = 0; n < c.nodes.size(); ++n) REQUIRE(s.free_cores_by_node()[n] == f.free_cores_by_node()[n]);
+    for (int64_t mb : {0, 1024, 3072, 8192, 1 << 20}) REQUIRE(s.memory_follows_cores(mb) == f.memory_follows_cores(mb));
+  };
+  ClusterState sum = ClusterState::summary_of(full);
+  require_same(sum, full);
+  int heavy_seen = 0;
+  for (int step = 0; step < 300; ++step) {
+    if (!held.empty() && rng() % 3 == 0) {
+      const size_t k = rng() % held.size();
+      full.release(held[k]);
+      sum.release(held[k]);
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      Allocation a = take(full);
+      if (a.nodes.empty()) continue;
+      REQUIRE(sum.fits(a));
+      full.allocate(a);
+      sum.allocate(a);
+      for (const auto& na : a.nodes) heavy_seen += full.memory_heavy(na) ? 1 : 0;
+      held.push_back(std::move(a));
+    }
+    INFO("step " << step);
+    require_same(sum, full);
+    // a summary of a summary, made mid-way, goes on the same way
+    if (step == 150) sum = ClusterState::summary_of(ClusterState::summary_of(full));
+  }
+  REQUIRE(heavy_seen > 0);
+  REQUIRE_FALSE(full.memory_follows_cores(1));
+  // a summary refuses cores that a node does not have free, as a full state does
+  Allocation too_many;
+  NodeAlloc na;
+  na.node = 0;
+  for (int core = 0; core < c.tmpl(0).cores(); ++core) na.cores.push_back(core);
+  too_many.nodes.push_back(na);
+  REQUIRE(full.free_cores_by_node()[0] < c.tmpl(0).cores());
+  REQUIRE_FALSE(sum.fits(too_many));
+  REQUIRE_THROWS_AS(sum.allocate(too_many), std::logic_error);
+  require_same(sum, full);  // unchanged by the refusal
+  for (const auto& a : held) {
+    full.release(a);
+    sum.release(a);
+  }
+  require_same(sum, full);
+  REQUIRE(sum.free_cores_total() == ClusterState(c).free_cores_total());
+}
