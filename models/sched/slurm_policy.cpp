@@ -151,6 +151,123 @@ void add_reservation(std::vector<Slot>& table, SimTime b, SimTime e, const NodeW
 
 }  // namespace
 
+/// A hash of a candidate set's `words` words (the will-run caches' keys).
+uint64_t cand_hash(const NodeSet& cand, size_t words) {
+  uint64_t h = 0;
+  const uint64_t* x = cand.data();
+  for (size_t w = 0; w < words; ++w) h ^= (x[w] + 0x632BE59BD9B4E019ULL * (w + 1)) * 0xD6E8FEB86659FD93ULL;
+  return h;
+}
+
+/// The open-addressing slots of a cache whose entries live in a vector: (generation,
+/// entry index + 1), where only the current generation's count, so that clearing is an
+/// increment (clearing a table per state change was as dear as the tests it saved).
+struct StampedSlots {
+  std::vector<std::pair<uint32_t, uint32_t>> slots;
+  uint32_t gen = 1;
+  explicit StampedSlots(size_t n) : slots(n) {}
+  [[nodiscard]] size_t mask() const { return slots.size() - 1; }
+  [[nodiscard]] bool live(size_t i) const { return slots[i].first == gen; }
+  [[nodiscard]] size_t entry(size_t i) const { return slots[i].second - 1; }
+  void set(size_t i, size_t entry) { slots[i] = {gen, static_cast<uint32_t>(entry + 1)}; }
+  void clear() {
+    if (++gen == 0) {
+      std::fill(slots.begin(), slots.end(), std::pair<uint32_t, uint32_t>{0, 0});
+      gen = 1;
+    }
+  }
+  /// Before adding entry `used`: doubles the slots where it would fill more than half,
+  /// and slots entries [0, used) again by key_of(entry). True if they moved.
+  template <class KeyOf>
+  bool make_room(size_t used, KeyOf key_of) {
+    if (2 * (used + 1) <= slots.size()) return false;
+    slots.assign(slots.size() * 2, {0, 0});
+    gen = 1;
+    for (size_t e = 0; e < used; ++e) {
+      size_t i = key_of(e) & mask();
+      while (live(i)) i = (i + 1) & mask();
+      set(i, e);
+    }
+    return true;
+  }
+};
+
+/// Will-run walks by candidate set. A will-run test walks the running jobs in end
+/// order, in batches, and tests the job after each batch (backfill's will_run): the
+/// batches and the free cores on the candidates after each do not depend on the job,
+/// only where the walk stops. So the jobs of a cycle with the same candidates (half of
+/// a mid-Curie cycle's will-run tests) read one walk, made as far as the furthest of
+/// them needed. Valid while the present and the running jobs are those it was made on:
+/// cleared at each cycle and at each start.
+struct WalkMemo {
+  /// After a batch: the running jobs released (the first `next`), the last end
+  /// removed, and the candidates' free cores then.
+  struct Point {
+    size_t next;
+    SimTime last_end;
+    int64_t cand_free;
+  };
+  struct Walk {
+    uint64_t hash = 0;
+    int64_t free0 = 0;  // the candidates' free cores now
+    std::vector<Point> points;
+    // where the walk stands: the list position after the last job reached, that job's
+    // end and cores on the candidates, the batches' base and width, the free cores
+    size_t next = 0;
+    SimTime e, base, w;
+    int64_t c = 0, cand_free = 0;
+    bool begun = false, advance = false, done = false;
+  };
+  size_t words;
+  std::vector<Walk> walks;  // [0, used) valid, their candidates at cands[i * words]
+  size_t used = 0;
+  std::vector<uint64_t> cands;
+  StampedSlots slots{size_t{1} << 8};  // by hash
+  const ClusterState* of = nullptr;
+  uint64_t version = 0;
+  uint64_t reused = 0;
+
+  explicit WalkMemo(size_t n_words) : words(n_words) {}
+  void clear() {
+    used = 0;
+    slots.clear();
+  }
+  /// The walk of `cand` (hash h) on present `st`, new (with free0 unset, begun false)
+  /// if none was made since `st` last changed.
+  Walk& of_cand(const ClusterState& st, const NodeSet& cand, uint64_t h, bool* made) {
+    if (of != &st || version != st.changes()) {
+      clear();
+      of = &st;
+      version = st.changes();
+    }
+    slots.make_room(used, [this](size_t i) { return walks[i].hash; });
+    size_t at = h & slots.mask();
+    for (; slots.live(at); at = (at + 1) & slots.mask()) {
+      const size_t i = slots.entry(at);
+      if (walks[i].hash == h && std::equal(cand.data(), cand.data() + words,
+                                           cands.begin() + static_cast<std::ptrdiff_t>(i * words))) {
+        *made = false;
+        ++reused;
+        return walks[i];
+      }
+    }
+    if (used == walks.size()) {
+      walks.emplace_back();
+      cands.resize(walks.size() * words);
+    }
+    Walk& k = walks[used];
+    k.hash = h;
+    k.points.clear();
+    k.next = 0;
+    k.c = k.cand_free = 0;
+    k.begun = k.advance = k.done = false;
+    std::copy(cand.data(), cand.data() + words, cands.begin() + static_cast<std::ptrdiff_t>(used * words));
+    slots.set(at, used++);
+    *made = true;
+    return k;
+  }
+};
+
 /// Will-run outcomes by (job, candidate nodes), kept from cycle to cycle while the
 /// present state is unchanged. The test reads only the job's shape, its candidates, the
 /// present and the running jobs' ends (fixed at their starts); not the cycle's time or
@@ -169,14 +286,11 @@ struct WillRunCache {
   const ClusterState* of = nullptr;
   uint64_t version = 0;  // of->changes() when the entries were made
   size_t words = 0;
-  // entries [0, used), their candidates at cands[i * words]; slots: open addressing by
-  // key, entry index + 1 where stamped with the current generation (clearing a table
-  // per state change was as dear as the tests it saved)
+  // entries [0, used), their candidates at cands[i * words], slotted by key
   std::vector<Entry> entries;
   size_t used = 0;
   std::vector<uint64_t> cands;
-  std::vector<std::pair<uint32_t, uint32_t>> slots;  // (generation, entry index + 1)
-  uint32_t gen = 1;
+  StampedSlots slots{size_t{1} << 10};
   uint64_t reused = 0;  // outcomes found
   /// A bound on entries: a job that leaves the queue without a state change (a
   /// cancellation) leaves its entries behind. 2^15 entries, fewer where their node sets
@@ -185,12 +299,10 @@ struct WillRunCache {
 
   explicit WillRunCache(size_t n_words)
       : words(n_words),
-        slots(size_t{1} << 10),
         max_entries(std::clamp<size_t>((size_t{32} << 20) / (8 * std::max<size_t>(n_words, 1)), 64, size_t{1} << 15)) {}
-  [[nodiscard]] uint64_t key(int job, const NodeSet& cand) const {
-    uint64_t h = 0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(job) + 1);
-    const uint64_t* x = cand.data();
-    for (size_t w = 0; w < words; ++w) h ^= (x[w] + 0x632BE59BD9B4E019ULL * (w + 1)) * 0xD6E8FEB86659FD93ULL;
+  /// The key of (job, cand), from cand_hash(cand).
+  [[nodiscard]] static uint64_t key(int job, uint64_t cand_hash) {
+    const uint64_t h = (0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(job) + 1)) ^ cand_hash;
     return h ^ (h >> 31);
   }
   /// Forgets everything unless the present is the one the entries were made on.
@@ -202,39 +314,26 @@ struct WillRunCache {
   }
   void clear() {
     used = 0;
-    if (++gen == 0) {
-      std::fill(slots.begin(), slots.end(), std::pair<uint32_t, uint32_t>{0, 0});
-      gen = 1;
-    }
+    slots.clear();
   }
   /// The entry of (job, cand), or nullptr; `*slot` is where it belongs.
   Entry* find(uint64_t k, int job, const NodeSet& cand, size_t* slot) {
-    const size_t mask = slots.size() - 1;
-    for (size_t i = k & mask;; i = (i + 1) & mask) {
-      const auto [g, e] = slots[i];
-      if (g != gen) {
+    for (size_t i = k & slots.mask();; i = (i + 1) & slots.mask()) {
+      if (!slots.live(i)) {
         *slot = i;
         return nullptr;
       }
-      Entry& x = entries[e - 1];
-      if (x.key == k && x.job == job && std::equal(cands.begin() + static_cast<std::ptrdiff_t>((e - 1) * words),
-                                                    cands.begin() + static_cast<std::ptrdiff_t>(e * words), cand.data()))
+      const size_t e = slots.entry(i);
+      Entry& x = entries[e];
+      if (x.key == k && x.job == job && std::equal(cands.begin() + static_cast<std::ptrdiff_t>(e * words),
+                                                    cands.begin() + static_cast<std::ptrdiff_t>((e + 1) * words), cand.data()))
         return &x;
     }
   }
   Entry& put(size_t slot, uint64_t k, int job, const NodeSet& cand, const WillRun& wr) {
-    const size_t was = slots.size();
     if (used >= max_entries) clear();
-    if (2 * (used + 1) > slots.size()) {  // grow and re-slot
-      slots.assign(slots.size() * 2, {0, 0});
-      gen = 1;
-      for (size_t e = 0; e < used; ++e) {
-        size_t i = entries[e].key & (slots.size() - 1);
-        while (slots[i].first == gen) i = (i + 1) & (slots.size() - 1);
-        slots[i] = {gen, static_cast<uint32_t>(e + 1)};
-      }
-    }
-    if (used == 0 || slots.size() != was) find(k, job, cand, &slot);  // the slot moved
+    const bool moved = slots.make_room(used, [this](size_t e) { return entries[e].key; });
+    if (used == 0 || moved) find(k, job, cand, &slot);  // the slot moved
     if (used == entries.size()) {
       entries.emplace_back();
       cands.resize(entries.size() * words);
@@ -246,7 +345,7 @@ struct WillRunCache {
     x.wr.state = nullptr;  // a future state may be evicted: found again by state_k
     x.planned = false;
     std::copy(cand.data(), cand.data() + words, cands.begin() + static_cast<std::ptrdiff_t>(used * words));
-    slots[slot] = {gen, static_cast<uint32_t>(++used)};
+    slots.set(slot, used++);
     return x;
   }
 };
@@ -392,6 +491,7 @@ void SlurmPolicy::forget_will_runs() {
 }
 
 uint64_t SlurmPolicy::will_runs_reused() const { return will_runs_ ? will_runs_->reused : 0; }
+uint64_t SlurmPolicy::walks_shared() const { return walks_ ? walks_->reused : 0; }
 uint64_t SlurmPolicy::outcomes_replayed() const { return replay_ ? replay_->replayed : 0; }
 std::pair<uint64_t, uint64_t> SlurmPolicy::replays_checked() const {
   return replay_ ? std::pair{replay_->checked, replay_->mismatched} : std::pair<uint64_t, uint64_t>{0, 0};
@@ -714,6 +814,8 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   if (!futures_) futures_ = std::make_unique<BackfillFutures>();
   if (!will_runs_) will_runs_ = std::make_unique<WillRunCache>((n_nodes + 63) / 64);
   if (!replay_) replay_ = std::make_unique<BackfillReplay>();
+  if (!walks_) walks_ = std::make_unique<WalkMemo>((n_nodes + 63) / 64);
+  WalkMemo& walk_memo = *walks_;
   std::vector<Slot> table;
   table.push_back(Slot{wall_floor(now, res), wall_floor(now + cfg_.bf_window, res), bf_sets_->all});
   if (table[0].end <= table[0].begin) table[0].end = table[0].begin + res;
@@ -869,13 +971,70 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     // so a batch short of that is refused by counting, without building its state,
     // and the count stands in for may_select's pass over the nodes.
     const bool count_cores = SlurmSelector::free_core_sum_decides_bound(s);
+    // The walk's batches, as WalkMemo points: the first on `cand` sets the base (its
+    // end rounded up to the next 30 s of the wall clock, a whole 30 s more if it is on
+    // one); each batch goes on while the job *next in the list*, on `cand` or not, ends
+    // by base + W (W = 30 s, doubling after each batch until that job is in reach).
+    const size_t n_runs = running_ends.size();
+    const SimTime w30 = SimTime::seconds(30);
+    auto next_on_cand = [&](WalkMemo::Walk& k) {
+      k.next = next_on(running_ends.data(), k.next, n_runs, cand, &k.c);
+      if (k.next == n_runs) return false;
+      k.e = running_ends[k.next++].end;
+      return true;
+    };
+    // the walk's i-th point, walking on as far as needed; nullptr past its end
+    auto point = [&](WalkMemo::Walk& k, size_t i) -> const WalkMemo::Point* {
+      while (k.points.size() <= i) {
+        if (k.done) return nullptr;
+        if (!k.begun) {
+          k.begun = true;
+          k.cand_free = k.free0;
+          if (!next_on_cand(k)) {
+            k.done = true;
+            return nullptr;
+          }
+          k.base = wall_floor(k.e, w30) + w30;
+          k.w = w30;
+        } else if (k.advance) {
+          do k.w = k.w + k.w;
+          while (running_ends[k.next].end > k.base + k.w);
+          if (!next_on_cand(k)) {
+            k.done = true;
+            return nullptr;
+          }
+        }
+        bool more = true;
+        for (;;) {
+          k.cand_free += k.c;
+          if (k.next == n_runs) {
+            more = false;
+            break;
+          }
+          if (running_ends[k.next].end > k.base + k.w) break;
+          if (!next_on_cand(k)) {
+            more = false;
+            break;
+          }
+        }
+        k.points.push_back(WalkMemo::Point{k.next, k.e, k.cand_free});
+        k.advance = more;
+        k.done = !more;
+      }
+      return &k.points[i];
+    };
+    uint64_t hash = 0;  // cand_hash(cand): made before each will_run()
     auto will_run = [&] {
       wr.enough_nodes = cand.has_at_least(s.nodes_min);
       if (!wr.enough_nodes) return;
-      int64_t cand_free = count_cores ? free_cores_on(ctx.state(), cand) : 0;
+      bool made = false;
+      if (!share_walks_) walk_memo.clear();
+      WalkMemo::Walk& walk = walk_memo.of_cand(ctx.state(), cand, hash, &made);
+      if (made) walk.free0 = free_cores_on(ctx.state(), cand);
       // (the counters decide may_select on CPU-only shapes, and select's exact ones:
       // those are tested on summaries, and the rest on full states)
-      auto fits = [&](size_t k) {
+      auto fits = [&](size_t k, int64_t cand_free) {
+        if (count_cores && cand_free < s.tasks) return false;
         const ClusterState& st = state_by(k, !s.cpu_only());
         bool exact = false;
         if (count_cores ? !selector_.may_select_counted(s, st, cand_free, &exact)
@@ -889,16 +1048,13 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         wr.plan = selector_.select(s, whole, cand_b(), waited, nullptr, false);
         return wr.plan.has_value();
       };
-      wr.fit = (!count_cores || cand_free >= s.tasks) && fits(0);
+      wr.fit = fits(0, walk.free0);
       wr.now = wr.fit;
       if (wr.fit) return;
-      // Batches (cons_tres _will_run_test). The running jobs are walked in end order and
-      // those with no node in `cand` skipped. The first one on `cand` sets the base: its
-      // end rounded up to the next 30 s of the wall clock (a whole 30 s more if it is on
-      // one). After each job removed, the walk goes on while the job *next in the list*,
-      // on `cand` or not, ends by base + W (W = 30 s, doubling after each failed test
-      // until that job is in reach), so the first job on `cand` after skipped ones is
-      // removed whatever its end. The plan is the last end removed.
+      // Batches (cons_tres _will_run_test): the running jobs are walked in end order and
+      // those with no node in `cand` skipped; after each batch the job is tested on the
+      // present with the batch's jobs released. The first job on `cand` after skipped
+      // ones is removed whatever its end. The plan is the last end removed.
       // - binding: j002 ended on a wall minute (64 s), so the first batch ran to 124 s and
       //   took j001 and j005 with it: Slurm planned j009 at j005's end, 123.95 s, though
       //   it fitted once j002 was gone.
@@ -909,42 +1065,13 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       // Jobs off `cand` before the last one removed are released too (state_by): they
       // change no candidate node. No job is dropped up front for a later start_res
       // (oracle fairshare: retried at 60 s, the plan still came out at 63 s).
-      const size_t n_runs = running_ends.size();
-      size_t next = 0;  // the list position after the last job reached
-      SimTime e;        // that job's end, and in `c` its cores on `cand`
-      int64_t c = 0;
-      auto next_on_cand = [&] {
-        next = next_on(running_ends.data(), next, n_runs, cand, &c);
-        if (next == n_runs) return false;
-        e = running_ends[next++].end;
-        return true;
-      };
       wr.last_end = now;
-      if (!next_on_cand()) return;
-      const SimTime w30 = SimTime::seconds(30);
-      const SimTime base = wall_floor(e, w30) + w30;
-      SimTime w = w30;
-      for (bool more = true; more;) {
-        for (;;) {
-          cand_free += c;
-          wr.last_end = e;
-          if (next == n_runs) {
-            more = false;
-            break;
-          }
-          if (running_ends[next].end > base + w) break;
-          if (!next_on_cand()) {
-            more = false;
-            break;
-          }
-        }
-        wr.fit = (!count_cores || cand_free >= s.tasks) && fits(next);
+      for (size_t i = 0;; ++i) {
+        const WalkMemo::Point* p = point(walk, i);
+        if (p == nullptr) return;
+        wr.last_end = p->last_end;
+        wr.fit = fits(p->next, p->cand_free);
         if (wr.fit) return;
-        if (more) {
-          do w = w + w;
-          while (running_ends[next].end > base + w);
-          more = next_on_cand();
-        }
       }
     };
     SimTime start_res = now;
@@ -992,8 +1119,9 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         auto& cache = *will_runs_;
         cache.sync(ctx.state());
         cached = nullptr;
+        hash = cand_hash(cand, walk_memo.words);
         if (keep_will_runs_ && s.switches == 0) {
-          const uint64_t key = cache.key(j, cand);
+          const uint64_t key = WillRunCache::key(j, hash);
           size_t slot = 0;
           if (WillRunCache::Entry* hit = cache.find(key, j, cand, &slot)) {
             ++cache.reused;

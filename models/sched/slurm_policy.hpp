@@ -39,6 +39,7 @@ struct BackfillNodeSets;  // slurm_policy.cpp
 struct BackfillFutures;   // slurm_policy.cpp
 struct WillRunCache;      // slurm_policy.cpp
 struct BackfillReplay;    // slurm_policy.cpp
+struct WalkMemo;          // slurm_policy.cpp
 
 class SlurmPolicy final : public Policy {
  public:
@@ -80,6 +81,11 @@ class SlurmPolicy final : public Policy {
   /// (planned start and reserved nodes). Returns (compared, found otherwise).
   void check_replays(bool on) { check_replays_ = on; }
   [[nodiscard]] std::pair<uint64_t, uint64_t> replays_checked() const;
+  /// Whether the jobs of a cycle with the same candidates share one will-run walk
+  /// (WalkMemo; default true; tests check that sharing changes no decision), and how
+  /// many walks were shared.
+  void share_walks(bool on) { share_walks_ = on; }
+  [[nodiscard]] uint64_t walks_shared() const;
   [[nodiscard]] const SlurmSchedConfig& config() const { return cfg_; }
   [[nodiscard]] int64_t job_priority(int j) const { return j < static_cast<int>(prio_.size()) ? prio_[j] : 0; }
 
@@ -125,6 +131,8 @@ class SlurmPolicy final : public Policy {
   std::unique_ptr<BackfillReplay> replay_;     // the last cycle's outcomes, replayed while the state is unchanged
   bool replay_outcomes_ = true;
   bool check_replays_ = false;
+  std::unique_ptr<WalkMemo> walks_;            // will-run walks by candidate set, while the present is unchanged
+  bool share_walks_ = true;
 };
 
 }  // namespace gcsim

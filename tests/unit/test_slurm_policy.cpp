@@ -40,6 +40,7 @@ struct SlurmRun {
   uint64_t will_runs_reused = 0;
   uint64_t replayed = 0;
   std::pair<uint64_t, uint64_t> replays_checked;  // (compared, found otherwise)
+  uint64_t walks_shared = 0;
 };
 
 /// What backfill keeps from cycle to cycle (SlurmPolicy's defaults: everything).
@@ -47,6 +48,7 @@ struct Reuse {
   bool will_runs = true;
   bool replay = true;
   bool check = false;  // test each outcome the replay would take, and compare
+  bool walks = true;   // one will-run walk for the jobs of a cycle with the same candidates
 };
 
 SlurmRun run_slurm_trace(const Cluster& c, const Trace& t, std::map<std::string, std::string> overrides = {},
@@ -59,12 +61,13 @@ SlurmRun run_slurm_trace(const Cluster& c, const Trace& t, std::map<std::string,
   p.keep_will_runs(reuse.will_runs);
   p.replay_outcomes(reuse.replay);
   p.check_replays(reuse.check);
+  p.share_walks(reuse.walks);
   PlacementAllocator a(PlacementMode::kSlurm);
   SimulationOptions opt;
   opt.reverse_ties = reverse_ties;
   Simulation sim(c, t, p, a, opt);
   REQUIRE(sim.run().completed);
-  return {sim.outcomes(), p.will_runs_reused(), p.outcomes_replayed(), p.replays_checked()};
+  return {sim.outcomes(), p.will_runs_reused(), p.outcomes_replayed(), p.replays_checked(), p.walks_shared()};
 }
 
 Trace csv_trace(const std::string& csv) {
@@ -374,6 +377,11 @@ TEST_CASE("slurm policy: will-run outcomes kept across backfill cycles change no
   const std::string with = format_sacct(c, t, kept.outcomes);
   CHECK(with.find("SchedBackfill") != std::string::npos);
   CHECK(with == format_sacct(c, t, fresh.outcomes));
+  // and jobs of a cycle with the same candidates share a walk over the running jobs
+  const SlurmRun own = run_slurm_trace(c, t, {}, false, {.will_runs = false, .replay = false, .walks = false});
+  CHECK(own.walks_shared == 0);
+  CHECK(fresh.walks_shared > 10000);
+  CHECK(format_sacct(c, t, own.outcomes) == with);
 }
 
 TEST_CASE("slurm policy: replaying the last cycle's outcomes changes no decision", "[slurm][backfill]") {
@@ -402,7 +410,7 @@ TEST_CASE("slurm policy: replayed outcomes match tested ones on random small que
   // windows begin and end on each other's reservations; and jobs that overrun their
   // limit, so that planned starts fall on ends that have passed.
   const Cluster c = make_cpu_cluster("small", 8, 4, "test");
-  uint64_t replayed = 0, compared = 0;
+  uint64_t replayed = 0, compared = 0, shared = 0;
   for (int trial = 0; trial < 400; ++trial) {
     std::mt19937_64 rng(20261207 + trial);
     std::string csv = "name,submit,duration,args\n";
@@ -425,12 +433,17 @@ TEST_CASE("slurm policy: replayed outcomes match tested ones on random small que
     const SlurmRun with = run_slurm_trace(c, t, params);
     const SlurmRun without = run_slurm_trace(c, t, params, false, {.replay = false});
     const SlurmRun checked = run_slurm_trace(c, t, params, false, {.check = true});
+    // (backfill starts jobs within a cycle here, which a shared walk must see)
+    const SlurmRun own = run_slurm_trace(c, t, params, false, {.walks = false});
     replayed += with.replayed;
+    shared += with.walks_shared;
     compared += checked.replays_checked.first;
     INFO("trial " << trial);
     REQUIRE(format_sacct(c, t, with.outcomes) == format_sacct(c, t, without.outcomes));
     REQUIRE(checked.replays_checked.second == 0);
+    REQUIRE(format_sacct(c, t, with.outcomes) == format_sacct(c, t, own.outcomes));
   }
   CHECK(replayed > 1000);
+  CHECK(shared > 1000);
   CHECK(compared > 1000);
 }
