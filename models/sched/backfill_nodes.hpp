@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -106,14 +107,17 @@ class NodeSet {
 /// reservation's words from every reservation in them was 15% after that.
 class ReservationList {
  public:
+  /// A reservation: its nodes are pool_[first, first + count) (one buffer for the
+  /// cycle: a copy of each reservation's words was a heap block of up to 1.4 KB, and
+  /// the allocator 3% of a Curie run).
   struct Resv {
     SimTime begin, end;
-    NodeWords words;
+    uint32_t first, count;
   };
   ReservationList(size_t n_nodes, SimTime now)
       : now_(now), words_((n_nodes + 63) / 64), first_(words_, n_nodes), win_(words_, n_nodes), first_end_(now) {}
 
-  void add(SimTime begin, SimTime end, NodeWords words) {
+  void add(SimTime begin, SimTime end, const NodeWords& words) {
     if (!(end > now_)) throw std::logic_error("slurm backfill: a reservation that ends before the cycle");
     const size_t id = resvs_.size();
     by_begin_.insert(std::upper_bound(by_begin_.begin(), by_begin_.end(), begin,
@@ -122,10 +126,11 @@ class ReservationList {
     by_end_.insert(std::upper_bound(by_end_.begin(), by_end_.end(), end,
                                     [this](SimTime v, size_t i) { return v < resvs_[i].end; }),
                    id);
-    resvs_.push_back(Resv{begin, end, std::move(words)});
+    resvs_.push_back(Resv{begin, end, static_cast<uint32_t>(pool_.size()), static_cast<uint32_t>(words.size())});
+    pool_.insert(pool_.end(), words.begin(), words.end());
     win_.in.push_back(0);
     first_.in.push_back(0);
-    if (begin <= first_end_) first_.enter(id, resvs_[id].words);
+    if (begin <= first_end_) first_.enter(id, words_of(id));
   }
 
   /// A tested job's first window, [now, now + limit]: sets `cand`. The first-window
@@ -137,8 +142,8 @@ class ReservationList {
     const size_t was = count_begun_by(first_end_);
     entered_ = count_begun_by(end);
     left_ = 0;
-    for (size_t pos = was; pos < entered_; ++pos) first_.enter(by_begin_[pos], resvs_[by_begin_[pos]].words);
-    for (size_t pos = entered_; pos < was; ++pos) first_.leave(by_begin_[pos], resvs_[by_begin_[pos]].words);
+    for (size_t pos = was; pos < entered_; ++pos) first_.enter(by_begin_[pos], words_of(by_begin_[pos]));
+    for (size_t pos = entered_; pos < was; ++pos) first_.leave(by_begin_[pos], words_of(by_begin_[pos]));
     first_end_ = end;
     win_.copy_from(first_);
     cand.assign_minus(part, win_.held);
@@ -157,7 +162,7 @@ class ReservationList {
       const size_t id = by_end_[left_];
       if (win_.in[id] == 0) continue;
       win_.in[id] = 0;
-      for (const auto& [w, m] : resvs_[id].words) {
+      for (const auto& [w, m] : words_of(id)) {
         win_.count_out(w, m);
         update(w);
       }
@@ -166,7 +171,7 @@ class ReservationList {
       const size_t id = by_begin_[entered_];
       if (!(resvs_[id].end > start) || win_.in[id] != 0) continue;
       win_.in[id] = 1;
-      for (const auto& [w, m] : resvs_[id].words) {
+      for (const auto& [w, m] : words_of(id)) {
         win_.count_in(w, m);
         update(w);
       }
@@ -184,7 +189,7 @@ class ReservationList {
                                  by_end_.begin());
     while (*pos < by_end_.size() && resvs_[by_end_[*pos]].end < b) ++*pos;
     for (size_t i = *pos; i < by_end_.size() && resvs_[by_end_[i]].end == b; ++i)
-      for (const auto& [w, m] : resvs_[by_end_[i]].words)
+      for (const auto& [w, m] : words_of(by_end_[i]))
         if ((part.word(w) & m & after.word(w)) != 0) return true;
     return false;
   }
@@ -208,11 +213,11 @@ class ReservationList {
     std::vector<uint8_t> in;       // by reservation index: in the window
     Counts(size_t words, size_t n_nodes) : planes(words * kPlanes, 0), top(words, 0), held(n_nodes) {}
 
-    void enter(size_t id, const NodeWords& ws) {
+    void enter(size_t id, std::span<const std::pair<size_t, uint64_t>> ws) {
       in[id] = 1;
       for (const auto& [w, m] : ws) count_in(w, m);
     }
-    void leave(size_t id, const NodeWords& ws) {
+    void leave(size_t id, std::span<const std::pair<size_t, uint64_t>> ws) {
       in[id] = 0;
       for (const auto& [w, m] : ws) count_out(w, m);
     }
@@ -257,9 +262,14 @@ class ReservationList {
     }
   };
 
+  [[nodiscard]] std::span<const std::pair<size_t, uint64_t>> words_of(size_t id) const {
+    return {pool_.data() + resvs_[id].first, resvs_[id].count};
+  }
+
   SimTime now_;
   size_t words_;
   std::vector<Resv> resvs_;
+  NodeWords pool_;  // the reservations' nodes
   std::vector<size_t> by_begin_, by_end_;  // indices into resvs_, sorted
   Counts first_;      // the reservations that begin before first_end_: the last job's first window
   Counts win_;        // the window last slid to

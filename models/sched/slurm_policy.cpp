@@ -883,6 +883,8 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   // per-attempt buffers, kept across the cycle's attempts
   NodeSet cand(n_nodes), memo_cand(n_nodes);
   std::vector<uint8_t> cand_bytes;  // `cand` for SlurmSelector, made when it is called
+  NodeWords nodes_buf;                        // a planned reservation's nodes
+  std::vector<std::pair<int, int>> ranges_buf;  // and as plan_nodes gives them
   int tested = 0, started = 0;
   auto& rp = *replay_;
   const uint64_t version0 = ctx.state().changes();
@@ -1191,22 +1193,25 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         concluded = true;
         break;
       }
-      NodeWords nodes;
+      // (built in buffers kept over the cycle: a reservation is copied out of them only
+      // when made)
+      NodeWords& nodes = nodes_buf;
+      nodes.clear();
       if (plan) {
         for (const auto& na : plan->nodes) add_node_range(nodes, na.node, na.node);  // by node id
       } else {
         // only exact shapes get here without a plan: their nodes, without an Allocation
         // (kept with the will-run outcome: the same candidates on the same state)
-        std::optional<std::vector<std::pair<int, int>>> p;
         if (cached == nullptr || !cached->planned) {
-          p = selector_.plan_nodes(s, *fit_state, cand.data());
-          if (!p) throw std::logic_error("slurm backfill: may_select called a job exact but select() found no nodes");
+          if (!selector_.plan_nodes(s, *fit_state, cand.data(), ranges_buf))
+            throw std::logic_error("slurm backfill: may_select called a job exact but select() found no nodes");
           if (cached != nullptr) {
-            cached->nodes = std::move(*p);
+            cached->nodes.assign(ranges_buf.begin(), ranges_buf.end());
             cached->planned = true;
           }
         }
-        for (const auto& [first, last] : cached != nullptr ? cached->nodes : *p) add_node_range(nodes, first, last);
+        for (const auto& [first, last] : cached != nullptr ? cached->nodes : ranges_buf)
+          add_node_range(nodes, first, last);
       }
       const SimTime rb = wall_floor(t, res);
       const SimTime re = std::max(wall_floor(t + limit, res), rb + res);
@@ -1227,7 +1232,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       out.rb = rb;
       out.re = re;
       out.t = t;
-      out.nodes = std::move(nodes);
+      out.nodes.assign(nodes.begin(), nodes.end());
       reserve(out);
       concluded = true;
       break;

@@ -516,14 +516,20 @@ bool SlurmSelector::choose_exact(const JobShape& shape, const ClusterState& stat
 std::optional<std::vector<std::pair<int, int>>> SlurmSelector::plan_nodes(const JobShape& shape,
                                                                           const ClusterState& state,
                                                                           const uint64_t* allowed) const {
+  std::vector<std::pair<int, int>> ranges;
+  if (!plan_nodes(shape, state, allowed, ranges)) return std::nullopt;
+  return ranges;
+}
+
+bool SlurmSelector::plan_nodes(const JobShape& shape, const ClusterState& state, const uint64_t* allowed,
+                               std::vector<std::pair<int, int>>& ranges) const {
   if (!select_is_exact(shape, state))
     throw std::logic_error("SlurmSelector::plan_nodes: the shape's selection is not decided by free cores");
-  if (!totals_allow(shape, state)) return std::nullopt;
+  ranges.clear();
+  if (!totals_allow(shape, state)) return false;
   // every chosen node gets a task in select's finish (each took at least one of them),
   // so these are its nodes
-  std::vector<std::pair<int, int>> ranges;
-  if (!choose_exact(shape, state, [allowed](size_t w) { return allowed[w]; }, ranges)) return std::nullopt;
-  return ranges;
+  return choose_exact(shape, state, [allowed](size_t w) { return allowed[w]; }, ranges);
 }
 
 bool SlurmSelector::free_core_sum_decides_bound(const JobShape& shape) {

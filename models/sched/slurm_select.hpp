@@ -58,10 +58,13 @@ class SlurmSelector {
   /// [first, last] runs by increasing id, for a shape select_is_exact() accepts
   /// (logic_error otherwise), with the allowed nodes as bits (state.node_words() words):
   /// what a backfill reservation reads, without building an Allocation. std::nullopt
-  /// where select() fails.
+  /// where select() fails. Into the caller's `ranges` (false where select() fails):
+  /// backfill plans a million reservations in a mid-Curie run.
   [[nodiscard]] std::optional<std::vector<std::pair<int, int>>> plan_nodes(const JobShape& shape,
                                                                            const ClusterState& state,
                                                                            const uint64_t* allowed) const;
+  [[nodiscard]] bool plan_nodes(const JobShape& shape, const ClusterState& state, const uint64_t* allowed,
+                                std::vector<std::pair<int, int>>& ranges) const;
   [[nodiscard]] const PlacementAllocator& placer() const { return placer_; }
   /// Whether select() builds the capacities of may_select-exact shapes from free core
   /// counts alone (on by default; tests turn it off to compare with capacity()).
