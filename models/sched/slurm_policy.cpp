@@ -195,10 +195,12 @@ struct StampedSlots {
 /// Will-run walks by candidate set. A will-run test walks the running jobs in end
 /// order, in batches, and tests the job after each batch (backfill's will_run): the
 /// batches and the free cores on the candidates after each do not depend on the job,
-/// only where the walk stops. So the jobs of a cycle with the same candidates (half of
-/// a mid-Curie cycle's will-run tests) read one walk, made as far as the furthest of
+/// only where the walk stops, nor on the cycle's time (the batches' base is a running
+/// job's end on the wall clock's 30 s grid). So the jobs with the same candidates (half
+/// of a mid-Curie run's will-run tests) read one walk, made as far as the furthest of
 /// them needed. Valid while the present and the running jobs are those it was made on:
-/// cleared at each cycle and at each start.
+/// cleared when the present changes (a start, an end), kept over cycles that follow
+/// no change.
 struct WalkMemo {
   /// After a batch: the running jobs released (the first `next`), the last end
   /// removed, and the candidates' free cores then.
