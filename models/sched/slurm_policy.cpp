@@ -586,7 +586,9 @@ void SlurmPolicy::set_priority(SchedContext& ctx, int j) {
   pj.cpus = s.requested_cpus();
   pj.gpus = s.requested_gpus();
   pj.limit = s.time_limit;
-  prio_[j] = mf_->priority(pj, ctx.now(), ctx.eligible_time(j));
+  const int64_t p = mf_->priority(pj, ctx.now(), ctx.eligible_time(j));
+  if (p != prio_[j]) ++queue_version_;
+  prio_[j] = p;
 }
 
 void SlurmPolicy::on_queued(SchedContext& ctx, int j) {
@@ -602,7 +604,10 @@ void SlurmPolicy::on_ended(SchedContext& ctx, int j) {
   if (futures_) futures_->follow(ctx.state(), false, ctx.allocation(j), end_time(ctx, j), j);
   changed_ = true;
   const Job& job = ctx.job(j);
-  if (job.array_task >= 0) --array_running_[job.id.value];
+  if (job.array_task >= 0) {
+    --array_running_[job.id.value];
+    ++queue_version_;
+  }
   // No usage is charged at the end: on the fairshare oracle, a job that ended between two
   // PriorityCalcPeriod ticks (j002, 16 CPUs for 45 s) added nothing to its account's
   // RawUsage (sshare at t = 60.7 s); the ticks charge running jobs only.
@@ -699,7 +704,13 @@ bool SlurmPolicy::array_capped(SchedContext& ctx, int j) const {
   return it != array_running_.end() && it->second >= job.array_max_running;
 }
 
-std::vector<int> SlurmPolicy::build_queue(SchedContext& ctx) const {
+const std::vector<int>& SlurmPolicy::build_queue(SchedContext& ctx) {
+  // The order reads the pending jobs (their order in ctx.pending() breaks full ties),
+  // their priorities and the array tasks running: where none changed since the last
+  // pass, it is that pass's (building and sorting it was 3.8% of a Curie run).
+  if (queue_of_ == queue_version_ && ctx.pending() == queue_pending_) return queue_;
+  queue_of_ = queue_version_;
+  queue_pending_ = ctx.pending();
   // Sorted on keys gathered once: the comparator read four tables per comparison (2%
   // of a Curie run, whose queue reaches 4,707 jobs and is sorted 10^6 times). The keys
   // are total, so a plain sort gives the stable sort's order.
@@ -729,10 +740,9 @@ std::vector<int> SlurmPolicy::build_queue(SchedContext& ctx) const {
     if (a.array_task != b.array_task) return a.array_task < b.array_task;
     return a.pos < b.pos;
   });
-  std::vector<int> q;
-  q.reserve(keys.size());
-  for (const Key& k : keys) q.push_back(ctx.pending()[k.pos]);
-  return q;
+  queue_.clear();
+  for (const Key& k : keys) queue_.push_back(ctx.pending()[k.pos]);
+  return queue_;
 }
 
 void SlurmPolicy::start(SchedContext& ctx, int j, Allocation a, StartedBy by) {
@@ -741,7 +751,10 @@ void SlurmPolicy::start(SchedContext& ctx, int j, Allocation a, StartedBy by) {
   ensure_job(ctx, j);
   charged_until_[j] = ctx.now();
   const Job& job = ctx.job(j);
-  if (job.array_task >= 0) ++array_running_[job.id.value];
+  if (job.array_task >= 0) {
+    ++array_running_[job.id.value];
+    ++queue_version_;
+  }
   changed_ = true;
 }
 
@@ -760,7 +773,7 @@ SimTime SlurmPolicy::end_time(SchedContext& ctx, int r) const {
 void SlurmPolicy::main_pass(SchedContext& ctx, bool full) {
   last_sched_ = ctx.now();
   sched_requests_ = 0;
-  const auto queue = build_queue(ctx);
+  const std::vector<int>& queue = build_queue(ctx);
   const size_t n_nodes = ctx.cluster().nodes.size();
   const auto& parts = ctx.cluster().partitions;
   std::set<int> failed_parts;  // blocked: their nodes are closed to the rest of the pass
@@ -809,7 +822,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   last_bf_ = now;
   bf_ran_ = true;
   changed_ = false;
-  const auto queue = build_queue(ctx);
+  const std::vector<int>& queue = build_queue(ctx);
   const size_t n_nodes = ctx.cluster().nodes.size();
   const SimTime res = cfg_.bf_resolution;
   if (!bf_sets_) bf_sets_ = std::make_unique<BackfillNodeSets>(ctx.cluster());

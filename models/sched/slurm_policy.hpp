@@ -93,7 +93,8 @@ class SlurmPolicy final : public Policy {
   enum Tag : uint64_t { kMainTick = 1, kBfTick = 2, kPrioTick = 3 };
   void main_pass(SchedContext& ctx, bool full);
   void backfill(SchedContext& ctx);
-  [[nodiscard]] std::vector<int> build_queue(SchedContext& ctx) const;
+  /// The queue in order, valid until the next call.
+  [[nodiscard]] const std::vector<int>& build_queue(SchedContext& ctx);
   [[nodiscard]] SimTime grid(SimTime at_least, SimTime phase, SimTime period) const;
   /// t floored to a multiple of q on the controller's wall clock (wall_clock_zero).
   [[nodiscard]] SimTime wall_floor(SimTime t, SimTime q) const;
@@ -114,6 +115,10 @@ class SlurmPolicy final : public Policy {
   std::unique_ptr<MultifactorPriority> mf_;
   SlurmSelector selector_;
   std::vector<int64_t> prio_;
+  // build_queue's last order, of ctx.pending() as it was, while queue_version_ (bumped
+  // when a priority or an array's running count changes) is queue_of_
+  std::vector<int> queue_, queue_pending_;
+  uint64_t queue_version_ = 0, queue_of_ = ~uint64_t{0};
   std::vector<int> assoc_;
   std::vector<SimTime> charged_until_;
   std::vector<uint8_t> known_;
