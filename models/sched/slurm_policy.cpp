@@ -192,6 +192,44 @@ struct StampedSlots {
   }
 };
 
+/// What the will-run caches share: entries [0, used), each with its candidate set in
+/// one buffer (cands[i * words]), slotted by a key, and made on one present at one
+/// changes() count. A job that leaves the queue without a state change (a cancellation)
+/// leaves its entries behind, so they are bounded: 2^15 entries, fewer where their node
+/// sets would pass 32 MiB (Curie's 87-word sets: 22 MiB at most); past it they start over.
+struct CandidateEntries {
+  size_t words;
+  size_t used = 0;
+  std::vector<uint64_t> cands;
+  StampedSlots slots;
+  const ClusterState* of = nullptr;
+  uint64_t version = 0;  // of->changes() when the entries were made
+  size_t max_entries;
+
+  CandidateEntries(size_t n_words, size_t n_slots)
+      : words(n_words),
+        slots(n_slots),
+        max_entries(std::clamp<size_t>((size_t{32} << 20) / (8 * std::max<size_t>(n_words, 1)), 64, size_t{1} << 15)) {}
+  void clear() {
+    used = 0;
+    slots.clear();
+  }
+  /// Forgets everything unless the present is the one the entries were made on.
+  void sync(const ClusterState& s) {
+    if (of == &s && version == s.changes()) return;
+    clear();
+    of = &s;
+    version = s.changes();
+  }
+  [[nodiscard]] bool cands_equal(size_t e, const NodeSet& cand) const {
+    return std::equal(cand.data(), cand.data() + words, cands.begin() + static_cast<std::ptrdiff_t>(e * words));
+  }
+  void store_cands(size_t e, const NodeSet& cand) {
+    if (cands.size() < (e + 1) * words) cands.resize((e + 1) * words);
+    std::copy(cand.data(), cand.data() + words, cands.begin() + static_cast<std::ptrdiff_t>(e * words));
+  }
+};
+
 /// Will-run walks by candidate set. A will-run test walks the running jobs in end
 /// order, in batches, and tests the job after each batch (backfill's will_run): the
 /// batches and the free cores on the candidates after each do not depend on the job,
@@ -201,7 +239,7 @@ struct StampedSlots {
 /// them needed. Valid while the present and the running jobs are those it was made on:
 /// cleared when the present changes (a start, an end), kept over cycles that follow
 /// no change.
-struct WalkMemo {
+struct WalkMemo : CandidateEntries {
   /// After a batch: the running jobs released (the first `next`), the last end
   /// removed, and the candidates' free cores then.
   struct Point {
@@ -218,52 +256,35 @@ struct WalkMemo {
     size_t next = 0;
     SimTime e, base, w;
     int64_t c = 0, cand_free = 0;
-    bool begun = false, advance = false, done = false;
+    bool begun = false, done = false;
   };
-  size_t words;
-  std::vector<Walk> walks;  // [0, used) valid, their candidates at cands[i * words]
-  size_t used = 0;
-  std::vector<uint64_t> cands;
-  StampedSlots slots{size_t{1} << 8};  // by hash
-  const ClusterState* of = nullptr;
-  uint64_t version = 0;
+  std::vector<Walk> walks;  // [0, used) valid, slotted by hash
   uint64_t reused = 0;
 
-  explicit WalkMemo(size_t n_words) : words(n_words) {}
-  void clear() {
-    used = 0;
-    slots.clear();
-  }
+  explicit WalkMemo(size_t n_words) : CandidateEntries(n_words, size_t{1} << 8) {}
   /// The walk of `cand` (hash h) on present `st`, new (with free0 unset, begun false)
   /// if none was made since `st` last changed.
   Walk& of_cand(const ClusterState& st, const NodeSet& cand, uint64_t h, bool* made) {
-    if (of != &st || version != st.changes()) {
-      clear();
-      of = &st;
-      version = st.changes();
-    }
+    sync(st);
+    if (used >= max_entries) clear();
     slots.make_room(used, [this](size_t i) { return walks[i].hash; });
     size_t at = h & slots.mask();
     for (; slots.live(at); at = (at + 1) & slots.mask()) {
       const size_t i = slots.entry(at);
-      if (walks[i].hash == h && std::equal(cand.data(), cand.data() + words,
-                                           cands.begin() + static_cast<std::ptrdiff_t>(i * words))) {
+      if (walks[i].hash == h && cands_equal(i, cand)) {
         *made = false;
         ++reused;
         return walks[i];
       }
     }
-    if (used == walks.size()) {
-      walks.emplace_back();
-      cands.resize(walks.size() * words);
-    }
+    if (used == walks.size()) walks.emplace_back();
     Walk& k = walks[used];
     k.hash = h;
     k.points.clear();
     k.next = 0;
     k.c = k.cand_free = 0;
-    k.begun = k.advance = k.done = false;
-    std::copy(cand.data(), cand.data() + words, cands.begin() + static_cast<std::ptrdiff_t>(used * words));
+    k.begun = k.done = false;
+    store_cands(used, cand);
     slots.set(at, used++);
     *made = true;
     return k;
@@ -277,7 +298,7 @@ struct WalkMemo {
 /// asks the same questions again: 4 in 10 mid-Curie cycles do, and 99% of their tests
 /// are a job and candidates the cycle before tested. (--switches jobs read their wait
 /// and are not kept.)
-struct WillRunCache {
+struct WillRunCache : CandidateEntries {
   struct Entry {
     uint64_t key;
     int job;
@@ -285,38 +306,14 @@ struct WillRunCache {
     bool planned = false;  // `nodes` holds plan_nodes' choice for wr.state
     std::vector<std::pair<int, int>> nodes;
   };
-  const ClusterState* of = nullptr;
-  uint64_t version = 0;  // of->changes() when the entries were made
-  size_t words = 0;
-  // entries [0, used), their candidates at cands[i * words], slotted by key
-  std::vector<Entry> entries;
-  size_t used = 0;
-  std::vector<uint64_t> cands;
-  StampedSlots slots{size_t{1} << 10};
+  std::vector<Entry> entries;  // [0, used) valid, slotted by key
   uint64_t reused = 0;  // outcomes found
-  /// A bound on entries: a job that leaves the queue without a state change (a
-  /// cancellation) leaves its entries behind. 2^15 entries, fewer where their node sets
-  /// would pass 32 MiB (Curie's 87-word sets: 22 MiB at most).
-  size_t max_entries;
 
-  explicit WillRunCache(size_t n_words)
-      : words(n_words),
-        max_entries(std::clamp<size_t>((size_t{32} << 20) / (8 * std::max<size_t>(n_words, 1)), 64, size_t{1} << 15)) {}
+  explicit WillRunCache(size_t n_words) : CandidateEntries(n_words, size_t{1} << 10) {}
   /// The key of (job, cand), from cand_hash(cand).
   [[nodiscard]] static uint64_t key(int job, uint64_t cand_hash) {
     const uint64_t h = (0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(job) + 1)) ^ cand_hash;
     return h ^ (h >> 31);
-  }
-  /// Forgets everything unless the present is the one the entries were made on.
-  void sync(const ClusterState& s) {
-    if (of == &s && version == s.changes()) return;
-    clear();
-    of = &s;
-    version = s.changes();
-  }
-  void clear() {
-    used = 0;
-    slots.clear();
   }
   /// The entry of (job, cand), or nullptr; `*slot` is where it belongs.
   Entry* find(uint64_t k, int job, const NodeSet& cand, size_t* slot) {
@@ -327,26 +324,21 @@ struct WillRunCache {
       }
       const size_t e = slots.entry(i);
       Entry& x = entries[e];
-      if (x.key == k && x.job == job && std::equal(cands.begin() + static_cast<std::ptrdiff_t>(e * words),
-                                                    cands.begin() + static_cast<std::ptrdiff_t>((e + 1) * words), cand.data()))
-        return &x;
+      if (x.key == k && x.job == job && cands_equal(e, cand)) return &x;
     }
   }
   Entry& put(size_t slot, uint64_t k, int job, const NodeSet& cand, const WillRun& wr) {
     if (used >= max_entries) clear();
     const bool moved = slots.make_room(used, [this](size_t e) { return entries[e].key; });
     if (used == 0 || moved) find(k, job, cand, &slot);  // the slot moved
-    if (used == entries.size()) {
-      entries.emplace_back();
-      cands.resize(entries.size() * words);
-    }
+    if (used == entries.size()) entries.emplace_back();
     Entry& x = entries[used];
     x.key = k;
     x.job = job;
     x.wr = wr;
     x.wr.state = nullptr;  // a future state may be evicted: found again by state_k
     x.planned = false;
-    std::copy(cand.data(), cand.data() + words, cands.begin() + static_cast<std::ptrdiff_t>(used * words));
+    store_cands(used, cand);
     slots.set(slot, used++);
     return x;
   }
@@ -1013,7 +1005,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
           }
           k.base = wall_floor(k.e, w30) + w30;
           k.w = w30;
-        } else if (k.advance) {
+        } else {  // the last batch left more to walk (else done)
           do k.w = k.w + k.w;
           while (running_ends[k.next].end > k.base + k.w);
           if (!next_on_cand(k)) {
@@ -1035,7 +1027,6 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
           }
         }
         k.points.push_back(WalkMemo::Point{k.next, k.e, k.cand_free});
-        k.advance = more;
         k.done = !more;
       }
       return &k.points[i];

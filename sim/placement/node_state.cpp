@@ -183,10 +183,7 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
   orders_ = std::move(orders);
 }
 
-ClusterState ClusterState::summary_of(const ClusterState& o) {
-  ClusterState s(o, Summary{});
-  return s;
-}
+ClusterState ClusterState::summary_of(const ClusterState& o) { return {o, Summary{}}; }
 
 ClusterState::ClusterState(const ClusterState& o, Summary /*tag*/)
     : cluster_(o.cluster_),
