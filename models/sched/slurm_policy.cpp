@@ -151,14 +151,6 @@ void add_reservation(std::vector<Slot>& table, SimTime b, SimTime e, const NodeW
 
 }  // namespace
 
-/// A hash of a candidate set's `words` words (the will-run caches' keys).
-uint64_t cand_hash(const NodeSet& cand, size_t words) {
-  uint64_t h = 0;
-  const uint64_t* x = cand.data();
-  for (size_t w = 0; w < words; ++w) h ^= (x[w] + 0x632BE59BD9B4E019ULL * (w + 1)) * 0xD6E8FEB86659FD93ULL;
-  return h;
-}
-
 /// The open-addressing slots of a cache whose entries live in a vector: (generation,
 /// entry index + 1), where only the current generation's count, so that clearing is an
 /// increment (clearing a table per state change was as dear as the tests it saved).
@@ -310,7 +302,7 @@ struct WillRunCache : CandidateEntries {
   uint64_t reused = 0;  // outcomes found
 
   explicit WillRunCache(size_t n_words) : CandidateEntries(n_words, size_t{1} << 10) {}
-  /// The key of (job, cand), from cand_hash(cand).
+  /// The key of (job, cand), from cand.hash().
   [[nodiscard]] static uint64_t key(int job, uint64_t cand_hash) {
     const uint64_t h = (0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(job) + 1)) ^ cand_hash;
     return h ^ (h >> 31);
@@ -1049,7 +1041,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
       }
       return &k.points[i];
     };
-    uint64_t hash = 0;  // cand_hash(cand): made before each will_run()
+    uint64_t hash = 0;  // cand.hash(): set before each will_run()
     auto will_run = [&] {
       wr.enough_nodes = cand.has_at_least(s.nodes_min);
       if (!wr.enough_nodes) return;
@@ -1145,7 +1137,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
         auto& cache = *will_runs_;
         cache.sync(ctx.state());
         cached = nullptr;
-        hash = cand_hash(cand, walk_memo.words);
+        hash = resvs.cand_hash();  // cand.hash(), kept by start() and slide()
         if (keep_will_runs_ && s.switches == 0) {
           const uint64_t key = WillRunCache::key(j, hash);
           size_t slot = 0;

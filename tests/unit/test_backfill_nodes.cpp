@@ -102,6 +102,7 @@ TEST_CASE("reservation windows give the partition less the reservations they ove
       // a tested job: its window slides forward, as backfill's attempts do
       const SimTime limit = minute(1 + static_cast<int64_t>(rng() % 20));
       list.start(limit, part, cand);
+      REQUIRE(list.cand_hash() == cand.hash());
       SimTime start = now;
       for (int step = 0; step < 12; ++step) {
         const SimTime end_w = start + limit;
@@ -117,6 +118,7 @@ TEST_CASE("reservation windows give the partition less the reservations they ove
           entered += p.begin == end_w;
         }
         REQUIRE(members(cand, n) == want);
+        REQUIRE(list.cand_hash() == cand.hash());  // kept as the words change
         if (!moved) CHECK(before == want);  // unmoved: the candidates stayed
         moves += moved;
         ++checked;
