@@ -216,6 +216,8 @@ class ReservationList {
     return false;
   }
   static constexpr size_t kNoPos = static_cast<size_t>(-1);
+  /// The reservations added so far.
+  [[nodiscard]] size_t size() const { return resvs_.size(); }
   /// Whether a reservation begins in (a, b].
   [[nodiscard]] bool begins_in(SimTime a, SimTime b) const { return count_begun_by(b) != count_begun_by(a); }
 

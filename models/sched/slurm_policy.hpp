@@ -86,6 +86,11 @@ class SlurmPolicy final : public Policy {
   /// many walks were shared.
   void share_walks(bool on) { share_walks_ = on; }
   [[nodiscard]] uint64_t walks_shared() const;
+  /// Whether a tested job whose windows repeat those of a job before it in the cycle
+  /// that found too few candidate nodes in each is ended as that one was (default true;
+  /// tests check that it changes no decision), and how many were.
+  void share_chains(bool on) { share_chains_ = on; }
+  [[nodiscard]] uint64_t chains_shared() const;
   [[nodiscard]] const SlurmSchedConfig& config() const { return cfg_; }
   [[nodiscard]] int64_t job_priority(int j) const { return j < static_cast<int>(prio_.size()) ? prio_[j] : 0; }
 
@@ -138,6 +143,8 @@ class SlurmPolicy final : public Policy {
   bool check_replays_ = false;
   std::unique_ptr<WalkMemo> walks_;            // will-run walks by candidate set, while the present is unchanged
   bool share_walks_ = true;
+  bool share_chains_ = true;
+  uint64_t chains_shared_ = 0;
 };
 
 }  // namespace gcsim

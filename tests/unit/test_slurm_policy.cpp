@@ -23,6 +23,7 @@
 #include "sim/sched/simulation.hpp"
 #include "sim/workload/accounts.hpp"
 #include "sim/workload/trace_readers.hpp"
+#include "sim/workload/trace_transform.hpp"
 #include "tests/unit/test_paths.hpp"
 
 using namespace gcsim;
@@ -41,6 +42,7 @@ struct SlurmRun {
   uint64_t replayed = 0;
   std::pair<uint64_t, uint64_t> replays_checked;  // (compared, found otherwise)
   uint64_t walks_shared = 0;
+  uint64_t chains_shared = 0;
 };
 
 /// What backfill keeps from cycle to cycle (SlurmPolicy's defaults: everything).
@@ -49,6 +51,7 @@ struct Reuse {
   bool replay = true;
   bool check = false;  // test each outcome the replay would take, and compare
   bool walks = true;   // one will-run walk for the jobs of a cycle with the same candidates
+  bool chains = true;  // jobs whose windows all offer too few candidates, ended as one before
 };
 
 SlurmRun run_slurm_trace(const Cluster& c, const Trace& t, std::map<std::string, std::string> overrides = {},
@@ -62,12 +65,14 @@ SlurmRun run_slurm_trace(const Cluster& c, const Trace& t, std::map<std::string,
   p.replay_outcomes(reuse.replay);
   p.check_replays(reuse.check);
   p.share_walks(reuse.walks);
+  p.share_chains(reuse.chains);
   PlacementAllocator a(PlacementMode::kSlurm);
   SimulationOptions opt;
   opt.reverse_ties = reverse_ties;
   Simulation sim(c, t, p, a, opt);
   REQUIRE(sim.run().completed);
-  return {sim.outcomes(), p.will_runs_reused(), p.outcomes_replayed(), p.replays_checked(), p.walks_shared()};
+  return {sim.outcomes(),       p.will_runs_reused(), p.outcomes_replayed(), p.replays_checked(),
+          p.walks_shared(), p.chains_shared()};
 }
 
 Trace csv_trace(const std::string& csv) {
@@ -90,18 +95,21 @@ std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
   return run_slurm_trace(c, csv_trace(csv), std::move(overrides), reverse_ties).outcomes;
 }
 
+/// An SWF log of traces/ on the nodes its header gives (MaxNodes of MaxProcs / MaxNodes cores).
+std::pair<Trace, Cluster> swf_on_its_nodes(const std::string& path, const std::string& name) {
+  Diagnostics d;
+  Trace t = read_trace(test::src(path), d);
+  REQUIRE(t.max_nodes);
+  REQUIRE(t.max_procs);
+  Cluster c =
+      make_cpu_cluster(name, static_cast<int>(*t.max_nodes), static_cast<int>(*t.max_procs / *t.max_nodes), "test");
+  return {std::move(t), std::move(c)};
+}
+
 /// The first 3,171 jobs of the HPC2N log (traces/) on its 120 two-core nodes: a queue
 /// that waits for hours, so many backfill cycles follow one another with no job started
 /// or ended between them.
-std::pair<Trace, Cluster> hpc2n_first3171() {
-  Diagnostics d;
-  Trace t = read_trace(test::src("traces/hpc2n_first3171.swf"), d);
-  REQUIRE(t.max_nodes);
-  REQUIRE(t.max_procs);
-  Cluster c = make_cpu_cluster("hpc2n", static_cast<int>(*t.max_nodes), static_cast<int>(*t.max_procs / *t.max_nodes),
-                               "test");
-  return {std::move(t), std::move(c)};
-}
+std::pair<Trace, Cluster> hpc2n_first3171() { return swf_on_its_nodes("traces/hpc2n_first3171.swf", "hpc2n"); }
 
 int first_node(const JobOutcome& o) {
   int node = -1;
@@ -384,6 +392,23 @@ TEST_CASE("slurm policy: will-run outcomes kept across backfill cycles change no
   CHECK(format_sacct(c, t, own.outcomes) == with);
 }
 
+TEST_CASE("slurm policy: jobs ended as an earlier one whose windows had too few candidates change no decision",
+          "[slurm][backfill]") {
+  // KTH's SP2 from day 120 to 150: a queue deep enough that the table is reserved
+  // through for whole stretches, so that job after job of one time limit hops through
+  // windows with no candidate node left and ends with no reservation.
+  auto [t, c] = swf_on_its_nodes("traces/KTH-SP2-1996-2.1-cln.swf.gz", "kth");
+  apply_window(t, TraceWindow{SimTime::seconds(120 * 86400), SimTime::seconds(150 * 86400), 1.0});
+  REQUIRE(t.jobs.size() > 2000);
+  const SlurmRun shared = run_slurm_trace(c, t);
+  const SlurmRun tried = run_slurm_trace(c, t, {}, false, {.chains = false});
+  CHECK(tried.chains_shared == 0);
+  CHECK(shared.chains_shared > 300);
+  const std::string with = format_sacct(c, t, shared.outcomes);
+  CHECK(with.find("SchedBackfill") != std::string::npos);
+  CHECK(with == format_sacct(c, t, tried.outcomes));
+}
+
 TEST_CASE("slurm policy: replaying the last cycle's outcomes changes no decision", "[slurm][backfill]") {
   // The same HPC2N jobs, with the outcomes of a cycle after no change of state taken
   // from the cycle before wherever they still hold, and tested afresh. The table's end
@@ -410,7 +435,7 @@ TEST_CASE("slurm policy: replayed outcomes match tested ones on random small que
   // windows begin and end on each other's reservations; and jobs that overrun their
   // limit, so that planned starts fall on ends that have passed.
   const Cluster c = make_cpu_cluster("small", 8, 4, "test");
-  uint64_t replayed = 0, compared = 0, shared = 0;
+  uint64_t replayed = 0, compared = 0, shared = 0, chains = 0;
   for (int trial = 0; trial < 400; ++trial) {
     std::mt19937_64 rng(20261207 + trial);
     std::string csv = "name,submit,duration,args\n";
@@ -435,15 +460,19 @@ TEST_CASE("slurm policy: replayed outcomes match tested ones on random small que
     const SlurmRun checked = run_slurm_trace(c, t, params, false, {.check = true});
     // (backfill starts jobs within a cycle here, which a shared walk must see)
     const SlurmRun own = run_slurm_trace(c, t, params, false, {.walks = false});
+    const SlurmRun tried = run_slurm_trace(c, t, params, false, {.chains = false});
     replayed += with.replayed;
     shared += with.walks_shared;
+    chains += with.chains_shared;
     compared += checked.replays_checked.first;
     INFO("trial " << trial);
     REQUIRE(format_sacct(c, t, with.outcomes) == format_sacct(c, t, without.outcomes));
     REQUIRE(checked.replays_checked.second == 0);
     REQUIRE(format_sacct(c, t, with.outcomes) == format_sacct(c, t, own.outcomes));
+    REQUIRE(format_sacct(c, t, with.outcomes) == format_sacct(c, t, tried.outcomes));
   }
   CHECK(replayed > 1000);
   CHECK(shared > 1000);
+  CHECK(chains > 1000);
   CHECK(compared > 1000);
 }
