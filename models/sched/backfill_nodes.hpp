@@ -269,16 +269,19 @@ class ReservationList {
     /// -1 on the nodes `m` of word `w`, each counted at least once.
     void count_out(size_t w, uint64_t m) {
       uint64_t* p = planes.data() + w;
+      // the nodes at an odd count: those at 1 fall to 0, where no higher plane is set
+      const uint64_t odd = m & p[0];
       for (uint64_t borrow = m, k = 0; borrow != 0; ++k) {
         const uint64_t next = ~p[k * words] & borrow;
         p[k * words] ^= borrow;
         borrow = next;
       }
+      if (odd == 0) return;  // every node of m was at 2 or more (ORing the planes each time was a fifth of slide)
       // (top stays: a plane that falls to 0 costs an OR until the next copy, where
       // lowering top past the zero planes was 16% of slide's time)
-      uint64_t any = 0;
-      for (size_t k = 0, t = top[w]; k < t; ++k) any |= p[k * words];
-      held.set_word(w, any);
+      uint64_t higher = 0;
+      for (size_t k = 1, t = top[w]; k < t; ++k) higher |= p[k * words];
+      held.set_word(w, held.word(w) & ~(odd & ~higher));
     }
     /// Becomes `o`: the planes either has in use, in one block.
     void copy_from(const Counts& o) {
