@@ -123,6 +123,7 @@ class SlurmPolicy final : public Policy {
   // build_queue's last order, of ctx.pending() as it was, while queue_version_ (bumped
   // when a priority or an array's running count changes) is queue_of_
   std::vector<int> queue_, queue_pending_;
+  std::vector<uint8_t> seen_;  // by job: build_queue's scratch, 0 between calls
   uint64_t queue_version_ = 0, queue_of_ = ~uint64_t{0};
   std::vector<int> assoc_;
   std::vector<SimTime> charged_until_;

@@ -229,6 +229,28 @@ TEST_CASE("slurm policy: a main pass keeps a blocked partition's nodes from a la
   CHECK(out[2].start >= out[1].end);
 }
 
+TEST_CASE("slurm policy: a job submitted later to a higher tier goes ahead of the queue", "[slurm]") {
+  // two-types: every priority weight is 0, so all priorities are equal and the queue
+  // goes by PriorityTier, then submit time, however the passes between the submits
+  // left it. x holds all four nodes; lo and lo2 (batch, tier 1) wait from 10 and 15 s,
+  // hi (high, tier 2) from 20 s, each for all four nodes: when x ends, hi starts first,
+  // then lo, then lo2.
+  const Cluster c = oracle_cluster("two-types");
+  const auto out = run_slurm(c,
+                             "name,submit,duration,args\n"
+                             "x,0,300,--partition=batch --nodes=4 --exclusive --time=10\n"
+                             "lo,10,60,--partition=batch --nodes=4 --exclusive --time=10\n"
+                             "lo2,15,60,--partition=batch --nodes=4 --exclusive --time=10\n"
+                             "hi,20,60,--partition=high --nodes=4 --exclusive --time=10\n");
+  REQUIRE(out.size() == 4);
+  for (const auto& o : out) REQUIRE(o.status == JobStatus::kDone);
+  INFO("x " << out[0].start.to_seconds() << " lo " << out[1].start.to_seconds() << " lo2 "
+            << out[2].start.to_seconds() << " hi " << out[3].start.to_seconds());
+  CHECK(out[3].start >= out[0].end);
+  CHECK(out[1].start >= out[3].end);
+  CHECK(out[2].start >= out[1].end);
+}
+
 TEST_CASE("slurm policy: the pass after two simultaneous job ends sees both", "[slurm][determinism]") {
   // a and b hold g01 and g02 and end at the same time; d and e hold g03-g04 for longer.
   // The main pass the ends ask for starts c on the next 1 s tick. A pass run inside the
