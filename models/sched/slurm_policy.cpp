@@ -19,6 +19,8 @@ using bf::NodeSet;
 using bf::NodeWords;
 using bf::ReservationList;
 using bf::add_node_range;
+using bf::add_reservation;
+using bf::Slot;
 
 /// Where a running job holds cores: its nodes of one node word holding the same number
 /// of its cores, so the cores it holds on a candidate set are sums of popcounts.
@@ -108,46 +110,6 @@ SimTime floor_to(SimTime t, SimTime q) {
 
 const SimTime kYear = SimTime::seconds(365LL * 86400);
 
-/// One record of backfill's node-space table.
-struct Slot {
-  SimTime begin, end;
-  NodeSet avail;
-};
-
-void add_reservation(std::vector<Slot>& table, SimTime b, SimTime e, const NodeWords& nodes) {
-  auto split_at = [&](SimTime t) {
-    for (size_t i = 0; i < table.size(); ++i)
-      if (table[i].begin < t && t < table[i].end) {
-        Slot tail = table[i];
-        tail.begin = t;
-        table[i].end = t;
-        table.insert(table.begin() + static_cast<std::ptrdiff_t>(i) + 1, tail);
-        return;
-      }
-  };
-  split_at(b);
-  split_at(e);
-  size_t first = table.size(), last = 0;  // the slots within [b, e)
-  for (size_t i = 0; i < table.size(); ++i)
-    if (table[i].begin >= b && table[i].end <= e) {
-      table[i].avail.remove(nodes);
-      first = std::min(first, i);
-      last = i;
-    }
-  if (first == table.size()) return;
-  // Merge neighbours with equal bitmaps. Every earlier call left none, so only pairs
-  // with a slot of [b, e) can be equal (comparing every pair was 4% of a Curie run).
-  size_t stop = std::min(last + 2, table.size());
-  for (size_t i = std::max<size_t>(first, 1); i < stop;) {
-    if (table[i - 1].avail == table[i].avail && table[i - 1].end == table[i].begin) {
-      table[i - 1].end = table[i].end;
-      table.erase(table.begin() + static_cast<std::ptrdiff_t>(i));
-      --stop;
-    } else {
-      ++i;
-    }
-  }
-}
 
 }  // namespace
 
@@ -477,9 +439,11 @@ struct BackfillFutures {
 /// bits for each, 7% of a Curie run).
 struct BackfillNodeSets {
   NodeSet all;
+  uint64_t all_hash;
   std::vector<NodeSet> parts;
   explicit BackfillNodeSets(const Cluster& c) : all(c.nodes.size()) {
     for (size_t n = 0; n < c.nodes.size(); ++n) all.set(static_cast<int>(n));
+    all_hash = all.hash();
     for (const auto& p : c.partitions) {
       parts.emplace_back(c.nodes.size());
       for (int n : p.nodes) parts.back().set(n);
@@ -859,7 +823,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   if (!walks_) walks_ = std::make_unique<WalkMemo>((n_nodes + 63) / 64);
   WalkMemo& walk_memo = *walks_;
   std::vector<Slot> table;
-  table.push_back(Slot{wall_floor(now, res), wall_floor(now + cfg_.bf_window, res), bf_sets_->all});
+  table.push_back(Slot{wall_floor(now, res), wall_floor(now + cfg_.bf_window, res), bf_sets_->all, bf_sets_->all_hash});
   if (table[0].end <= table[0].begin) table[0].end = table[0].begin + res;
   // The same reservations as a list, clipped to the table, for the candidates of each
   // window (what the AND of the slots it overlaps gives, at the cost of the words the

@@ -6,7 +6,9 @@
 //    gives each sliding window the partition less the nodes of the reservations it
 //    overlaps (begin <= window end, end > window start), and tells which reservation
 //    ends free a partition node (frees_at), as a brute-force pass over all
-//    reservations does.
+//    reservations does;
+//  - the node-space table (add_reservation) keeps each minute's free nodes, in records
+//    with no two equal neighbours and each with its nodes' hash.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -152,4 +154,52 @@ TEST_CASE("reservation windows give the partition less the reservations they ove
   CHECK(held > 100);     // and ends whose nodes another reservation (or none of the partition) keeps
   CHECK(checked > moves);
   CHECK_THROWS_AS(ReservationList(n, now).add(now - minute(2), now, NodeWords{{0, 1}}), std::logic_error);
+}
+
+TEST_CASE("the node-space table keeps each minute's free nodes in merged records", "[slurm][backfill]") {
+  // Reservations on a minute grid, some reaching past the table's end, added to a table
+  // of an hour; after each: the records tile the hour, each record's nodes are those no
+  // reservation holds at any of its minutes, its hash is its nodes' hash, and no two
+  // neighbours are equal (merged, as backfill's later_start walk expects).
+  const int n = 300;
+  auto minute = [](int64_t k) { return SimTime::seconds(60 * k); };
+  std::mt19937_64 rng(29);
+  int shrunk = 0, splits = 0;
+  for (int cycle = 0; cycle < 10; ++cycle) {
+    NodeSet all(n);
+    for (int i = 0; i < n; ++i) all.set(i);
+    std::vector<Slot> table{Slot{minute(0), minute(60), all, all.hash()}};
+    std::vector<std::pair<std::pair<int64_t, int64_t>, std::set<int>>> plain;
+    for (int k = 0; k < 40; ++k) {
+      const int64_t b = static_cast<int64_t>(rng() % 60);
+      const int64_t e = b + 1 + static_cast<int64_t>(rng() % 30);
+      std::set<int> ids;
+      const NodeWords w = random_nodes(rng, n, ids);
+      const size_t before = table.size();
+      add_reservation(table, minute(b), minute(e), w);
+      plain.push_back({{b, e}, ids});
+      splits += table.size() > before;
+      shrunk += table.size() < before;  // merges outnumbered cuts
+      REQUIRE(table.front().begin == minute(0));
+      REQUIRE(table.back().end == minute(60));
+      for (size_t i = 0; i < table.size(); ++i) {
+        const Slot& sl = table[i];
+        REQUIRE(sl.begin < sl.end);
+        if (i > 0) {
+          REQUIRE(table[i - 1].end == sl.begin);
+          REQUIRE_FALSE(table[i - 1].avail == sl.avail);
+        }
+        REQUIRE(sl.hash == sl.avail.hash());
+        for (SimTime t = sl.begin; t < sl.end; t += minute(1)) {
+          std::set<int> want = members(all, n);
+          for (const auto& [span, nodes] : plain)
+            if (minute(span.first) <= t && t < minute(span.second))
+              for (int id : nodes) want.erase(id);
+          REQUIRE(members(sl.avail, n) == want);
+        }
+      }
+    }
+  }
+  CHECK(splits > 100);
+  CHECK(shrunk > 10);
 }
