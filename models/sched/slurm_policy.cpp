@@ -709,18 +709,17 @@ const std::vector<int>& SlurmPolicy::build_queue(SchedContext& ctx) {
   // and ctx.pending() kept its jobs' order: the last order less the jobs gone is still
   // in order (a sort per pass was 1.7% of a Curie run). A job that joins (a submit)
   // gets a priority of at least 1 where it had 0, which bumps the version; the check
-  // below keeps the order right should one ever join without.
-  bool only_left = queue_of_ == queue_version_;
+  // below (ctx.pending() a subsequence of the last one) keeps the order right should
+  // one ever join without.
+  bool only_left = queue_of_ == queue_version_ && pending.size() < queue_pending_.size();
   if (only_left) {
-    int most = -1;
-    for (int j : pending) most = std::max(most, j);
-    for (int j : queue_pending_) most = std::max(most, j);
-    if (static_cast<size_t>(most + 1) > seen_.size()) seen_.resize(static_cast<size_t>(most + 1), 0);
-    for (int j : queue_pending_) seen_[static_cast<size_t>(j)] = 1;
-    for (int j : pending) only_left &= seen_[static_cast<size_t>(j)] == 1;
-    for (int j : queue_pending_) seen_[static_cast<size_t>(j)] = 0;
+    size_t k = 0;
+    for (int j : queue_pending_) k += k < pending.size() && pending[k] == j;
+    only_left = k == pending.size();
   }
   if (only_left) {
+    for (int j : queue_pending_)  // (the last queue's jobs, and so these)
+      if (static_cast<size_t>(j) >= seen_.size()) seen_.resize(static_cast<size_t>(j) + 1, 0);
     for (int j : pending) seen_[static_cast<size_t>(j)] = 1;
     std::erase_if(queue_, [&](int j) { return seen_[static_cast<size_t>(j)] == 0; });
     for (int j : pending) seen_[static_cast<size_t>(j)] = 0;
@@ -915,7 +914,12 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     int bound;         // every window offered fewer candidates than this
     bool walked_out;   // a later_start walk reached the table's last slot (BackfillReplay)
   };
-  std::vector<ShortChain> short_chains;
+  std::vector<ShortChain> short_chains;  // one per (partition, limit)
+  auto chain_of = [&short_chains](int partition, SimTime limit) -> ShortChain* {
+    for (ShortChain& c : short_chains)
+      if (c.partition == partition && c.limit == limit) return &c;
+    return nullptr;
+  };
   for (int j : queue) {
     if (cfg_.bf_max_job_test > 0 && tested >= cfg_.bf_max_job_test) break;
     if (cfg_.bf_max_job_start > 0 && started >= cfg_.bf_max_job_start) break;
@@ -1102,11 +1106,8 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     };
     // A job whose hops a short chain of this table already made (ShortChain) finds
     // too few candidates at each of them too, and ends as that job did, untried.
-    const ShortChain* chain = nullptr;
-    if (share_chains_ && !no_reserve && s.switches == 0)
-      for (const ShortChain& c : short_chains)
-        if (c.partition == s.partition && c.limit == limit && c.resvs == resvs.size() && s.nodes_min >= c.bound)
-          chain = &c;
+    const ShortChain* chain = share_chains_ && !no_reserve && s.switches == 0 ? chain_of(s.partition, limit) : nullptr;
+    if (chain != nullptr && (chain->resvs != resvs.size() || s.nodes_min < chain->bound)) chain = nullptr;
     bool all_short = true;  // every attempt found fewer candidates than s.nodes_min
     if (chain != nullptr) {
       ++chains_shared_;
@@ -1278,11 +1279,9 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
     if (chain == nullptr && concluded && all_short && !no_reserve && s.switches == 0) {
       // (a chain made again on the same table is the same chain: its bound is the
       // least nodes_min of the jobs that made it)
-      ShortChain made{s.partition, limit, resvs.size(), s.nodes_min, out.walked_out};
-      auto same = std::find_if(short_chains.begin(), short_chains.end(), [&](const ShortChain& c) {
-        return c.partition == made.partition && c.limit == made.limit;
-      });
-      if (same == short_chains.end()) short_chains.push_back(made);
+      const ShortChain made{s.partition, limit, resvs.size(), s.nodes_min, out.walked_out};
+      ShortChain* same = chain_of(s.partition, limit);
+      if (same == nullptr) short_chains.push_back(made);
       else if (same->resvs != made.resvs) *same = made;
       else same->bound = std::min(same->bound, made.bound);
     }
