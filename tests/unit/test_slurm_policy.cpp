@@ -95,6 +95,23 @@ std::vector<JobOutcome> run_slurm(const Cluster& c, const std::string& csv,
   return run_slurm_trace(c, csv_trace(csv), std::move(overrides), reverse_ties).outcomes;
 }
 
+/// run_slurm where all `n` jobs must run to their end.
+std::vector<JobOutcome> run_slurm_all_done(const Cluster& c, const std::string& csv, size_t n) {
+  auto out = run_slurm(c, csv);
+  REQUIRE(out.size() == n);
+  for (const auto& o : out) REQUIRE(o.status == JobStatus::kDone);
+  return out;
+}
+
+/// "start-end" of each job, in seconds (for INFO).
+std::string timeline(const std::vector<JobOutcome>& out) {
+  std::string s;
+  for (size_t i = 0; i < out.size(); ++i)
+    s += "j" + std::to_string(i) + " " + std::to_string(out[i].start.to_seconds()) + "-" +
+         std::to_string(out[i].end.to_seconds()) + " ";
+  return s;
+}
+
 /// An SWF log of traces/ on the nodes its header gives (MaxNodes of MaxProcs / MaxNodes cores).
 std::pair<Trace, Cluster> swf_on_its_nodes(const std::string& path, const std::string& name) {
   Diagnostics d;
@@ -216,14 +233,13 @@ TEST_CASE("slurm policy: a main pass keeps a blocked partition's nodes from a la
   // backfill keeps it off b's reservation (c's 20 min overlap it) until b has run.
   Cluster c = oracle_cluster("two-types");
   c.partitions[static_cast<size_t>(c.find_partition("high"))].priority_tier = 1;
-  const auto out = run_slurm(c,
-                             "name,submit,duration,args\n"
-                             "a,0,300,--partition=batch --ntasks=1 --time=10\n"
-                             "b,0,60,--partition=high --nodes=4 --ntasks=4 --exclusive --time=10\n"
-                             "c,0,60,--partition=batch --ntasks=1 --time=20\n");
-  REQUIRE(out.size() == 3);
-  for (const auto& o : out) REQUIRE(o.status == JobStatus::kDone);
-  INFO("a " << out[0].start.to_seconds() << "-" << out[0].end.to_seconds() << " b " << out[1].start.to_seconds() << "-" << out[1].end.to_seconds() << " c " << out[2].start.to_seconds());
+  const auto out = run_slurm_all_done(c,
+                                      "name,submit,duration,args\n"
+                                      "a,0,300,--partition=batch --ntasks=1 --time=10\n"
+                                      "b,0,60,--partition=high --nodes=4 --ntasks=4 --exclusive --time=10\n"
+                                      "c,0,60,--partition=batch --ntasks=1 --time=20\n",
+                                      3);
+  INFO(timeline(out));
   CHECK(out[0].start < SimTime::seconds(10));  // the first main pass
   CHECK(out[1].start >= out[0].end);
   CHECK(out[2].start >= out[1].end);
@@ -236,16 +252,14 @@ TEST_CASE("slurm policy: a job submitted later to a higher tier goes ahead of th
   // hi (high, tier 2) from 20 s, each for all four nodes: when x ends, hi starts first,
   // then lo, then lo2.
   const Cluster c = oracle_cluster("two-types");
-  const auto out = run_slurm(c,
-                             "name,submit,duration,args\n"
-                             "x,0,300,--partition=batch --nodes=4 --exclusive --time=10\n"
-                             "lo,10,60,--partition=batch --nodes=4 --exclusive --time=10\n"
-                             "lo2,15,60,--partition=batch --nodes=4 --exclusive --time=10\n"
-                             "hi,20,60,--partition=high --nodes=4 --exclusive --time=10\n");
-  REQUIRE(out.size() == 4);
-  for (const auto& o : out) REQUIRE(o.status == JobStatus::kDone);
-  INFO("x " << out[0].start.to_seconds() << " lo " << out[1].start.to_seconds() << " lo2 "
-            << out[2].start.to_seconds() << " hi " << out[3].start.to_seconds());
+  const auto out = run_slurm_all_done(c,
+                                      "name,submit,duration,args\n"
+                                      "x,0,300,--partition=batch --nodes=4 --exclusive --time=10\n"
+                                      "lo,10,60,--partition=batch --nodes=4 --exclusive --time=10\n"
+                                      "lo2,15,60,--partition=batch --nodes=4 --exclusive --time=10\n"
+                                      "hi,20,60,--partition=high --nodes=4 --exclusive --time=10\n",
+                                      4);
+  INFO(timeline(out));
   CHECK(out[3].start >= out[0].end);
   CHECK(out[1].start >= out[3].end);
   CHECK(out[2].start >= out[1].end);
@@ -344,9 +358,7 @@ TEST_CASE("slurm policy: afterok waits for the end, afternotok is never satisfie
 
 TEST_CASE("slurm policy: a job array with %2 runs two tasks at a time", "[slurm][arrays]") {
   const Cluster c = oracle_cluster("gpu-sockets");
-  const auto out = run_slurm(c, "name,submit,duration,args\narr,0,30,--ntasks=1 --time=2 --array=0-5%2\n");
-  REQUIRE(out.size() == 6);
-  for (const auto& o : out) REQUIRE(o.status == JobStatus::kDone);
+  const auto out = run_slurm_all_done(c, "name,submit,duration,args\narr,0,30,--ntasks=1 --time=2 --array=0-5%2\n", 6);
   for (size_t i = 0; i < out.size(); ++i) {
     int running = 0;
     for (const auto& o : out) running += o.start <= out[i].start && out[i].start < o.end;
