@@ -79,9 +79,13 @@ class NodeSet {
   void add(const NodeWords& in) {
     for (const auto& [i, m] : in) w_[i] |= m;
   }
-  /// Takes out the nodes of `out`.
-  void remove(const NodeWords& out) {
-    for (const auto& [i, m] : out) w_[i] &= ~m;
+  /// Takes out the nodes of `out`; where `hash` is given, keeps it this set's hash().
+  void remove(const NodeWords& out, uint64_t* hash = nullptr) {
+    for (const auto& [i, m] : out) {
+      const uint64_t was = w_[i];
+      w_[i] = was & ~m;
+      if (hash != nullptr) *hash ^= word_hash(i, was) ^ word_hash(i, w_[i]);
+    }
   }
   [[nodiscard]] int count() const;
   /// count() >= k, reading words only until it is (one word where k is 1, as for most
@@ -132,12 +136,7 @@ inline void add_reservation(std::vector<Slot>& table, SimTime b, SimTime e, cons
   size_t first = table.size(), last = 0;  // the slots within [b, e)
   for (size_t i = 0; i < table.size(); ++i)
     if (table[i].begin >= b && table[i].end <= e) {
-      Slot& sl = table[i];
-      for (const auto& [w, m] : nodes) {
-        const uint64_t was = sl.avail.word(w), now = was & ~m;
-        sl.hash ^= word_hash(w, was) ^ word_hash(w, now);
-        sl.avail.set_word(w, now);
-      }
+      table[i].avail.remove(nodes, &table[i].hash);
       first = std::min(first, i);
       last = i;
     }

@@ -65,7 +65,12 @@ TEST_CASE("node sets agree with plain set arithmetic", "[slurm][backfill]") {
     CHECK(s.holds(a));
     const bool b_in_a = std::includes(a_ids.begin(), a_ids.end(), b_ids.begin(), b_ids.end());
     CHECK(s.holds(b) == b_in_a);
+    NodeSet hashed = s;  // the same removal, keeping a hash in step
+    uint64_t h = s.hash();
     s.remove(b);
+    hashed.remove(b, &h);
+    CHECK(hashed == s);
+    CHECK(h == s.hash());
     std::set<int> diff;
     std::set_difference(a_ids.begin(), a_ids.end(), b_ids.begin(), b_ids.end(), std::inserter(diff, diff.end()));
     CHECK(members(s, n) == diff);
