@@ -272,8 +272,12 @@ std::optional<std::vector<int>> slurm_pick_cores(const View& v, std::string* why
       for (int s = 0; s < S; ++s) out.insert(out.end(), per[s].begin(), per[s].end());
       return out;  // ascending: sockets in order, each ascending
     }
-    if (strict) {
-      *why = local_why(v.req, "not enough free cores on the GPUs' sockets");
+    // Only the first pass needs every core on the GPUs' sockets. enforce-binding takes
+    // its GPUs only where cores are free (above) but lets the cores spill: in
+    // tests/oracle/binding, -c6 --gres=gpu:1 jobs with enforce-binding got g01:6-7,12-15
+    // with GPU 1 and g04:4-7,14-15 with GPU 3 (run1 j030, j035; run2 j025 g04:3-8).
+    if (v.req.first_pass) {
+      *why = "not enough free cores on the GPUs' sockets (first pass)";
       return std::nullopt;
     }
     // Second pass: any core, keeping the required sockets' cores and taking the

@@ -42,6 +42,8 @@ struct NodeRequest {
   std::vector<std::string> gpu_types_allowed;  // any one of these; empty = any
   int64_t mem_mb = 0;      // memory on this node
   bool exclusive = false;
+  /// --gres-flags=enforce-binding: GPUs only on sockets with free cores (--cpus-per-gpu
+  /// of them per GPU); the cores themselves may spill to other sockets, as on 22.05.
   bool enforce_binding = false;
   std::string gpu_bind;     // "", "closest", "single:N", "per_task:N", "none", ...
   std::string distribution; // "", "block", "cyclic", "block:block", "*:fcyclic", ...
@@ -54,8 +56,8 @@ struct NodeRequest {
   bool tasks_fixed = true;
   /// Slurm's first pass (cons_tres choose_nodes, gres_select_filter_sock_core with
   /// first_pass): the GPUs must have enough free cores on their own sockets, with
-  /// --cpus-per-gpu counted per socket. false: a second pass may take other sockets'
-  /// cores (without --gres-flags=enforce-binding).
+  /// --cpus-per-gpu counted per socket, and every core on the GPUs' sockets. false: a
+  /// second pass may take other sockets' cores.
   bool first_pass = false;
   /// false: a placement that ends with no GPU leaves `bindings` empty and does not
   /// compute them (the simulator's runs; see PlacementAllocator::keep_cpu_job_bindings).

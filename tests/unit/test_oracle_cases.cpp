@@ -281,8 +281,10 @@ TEST_CASE("oracle binding: stable prefix, deviations, aggregates", "[oracle]") {
   CHECK(c.dev1.first <= c.real_dev.first);
   CHECK(c.dev1.second <= c.real_dev.second);
   CHECK(c.dev2.first <= c.real_dev.first);
-  // a miss (p90 47 s against 35 s): gcsim follows run1 (median 3 s); guarded
-  CHECK(c.dev2.second <= 1.5 * c.real_dev.second);
+  // enforce-binding lets cores spill past the GPU's socket (run1 j030 on g01:6-7,12-15
+  // with GPU 1): p90 against run2 47 s -> 34 s, and 0 s/2 s against run1
+  CHECK(c.dev1.second <= 5);
+  CHECK(c.dev2.second <= c.real_dev.second);
   CHECK(within(c.sim.mean_wait, c.r1.mean_wait, c.r2.mean_wait));
   CHECK(within(c.sim.p90_wait, c.r1.p90_wait, c.r2.p90_wait));
   CHECK(within(c.sim.makespan, c.r1.makespan, c.r2.makespan));
