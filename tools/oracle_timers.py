@@ -10,7 +10,11 @@ meta.json and prints the options that make gcsim's timers fall where that run's 
 
   ctld_start       slurmctld start relative to t0 (meta.json slurmctld_start_rel_t0)
   bf_tick_phase    first backfill cycle - ctld_start - bf_interval * bf_tick_period
-  bf_tick_period   spacing of the backfill thread's 1 s grid (least squares over cycles)
+  bf_tick_period   length of the backfill thread's "second": it sleeps bf_interval, then
+                   1 s re-checks, from the end of each cycle (sum of the sleeps over
+                   their whole seconds)
+  bf_cycle_base    a cycle's length, least squares on the jobs it tested (the next
+  bf_cycle_per_job cycle comes that much later: 1-45 ms in the oracle runs)
   main_tick_phase  main-scheduler tick phase after ctld_start, from the 'sched: Allocate'
   main_tick_period times (every main-loop start happens on a tick), best circular fit
   job_exit_latency median of end - start - duration (real_extra.csv ms times, trace.csv)
@@ -20,6 +24,9 @@ meta.json and prints the options that make gcsim's timers fall where that run's 
                    squares of latency - job_exit_latency on k - 1, k the jobs started
                    within 20 ms: 0.07 s alone grew to 0.11, 0.15, 0.21 s for 2, 3, 4)
   prio_tick_phase  when priority/multifactor's decay thread first ran after ctld_start
+  main_tick_times  the main-loop passes that started jobs: the tick wanders +-30 ms about
+                   the fitted line (the thread's work varies), and whole-second
+                   batch_sched_delay turns a few ms into a whole tick
   wall_clock_zero  the controller's clock at t0 (t0_epoch modulo a day): slurmctld counts
                    its timers in time_t seconds and aligns backfill on that clock
 
@@ -72,14 +79,36 @@ def main():
     t0 = meta["t0_epoch"]
     ctld = meta["slurmctld_start_rel_t0"]
     log = read_log(a.run)
-    bf = [t - t0 for t, m in log if "_attempt_backfill: beginning" in m]
-    main_starts = [t - t0 for t, m in log if m.startswith("sched: Allocate")]
-    # backfill grid: b_i = b_0 + k_i * P with integer k_i; least squares for P
-    k = [round(b - bf[0]) for b in bf]
-    num = sum(ki * (b - bf[0]) for ki, b in zip(k, bf))
-    den = sum(ki * ki for ki in k) or 1
-    bf_p = num / den
+    # backfill cycles: (start, end, jobs tested); the thread sleeps from a cycle's end
+    cycles, begun = [], None
+    for t, m in log:
+        if "_attempt_backfill: beginning" in m:
+            begun = t - t0
+        elif begun is not None and ("completed testing" in m or "no jobs to backfill" in m):
+            n = re.search(r"completed testing (\d+)", m)
+            cycles.append((begun, t - t0, int(n.group(1)) if n else 0))
+            begun = None
+    bf = [c[0] for c in cycles]
+    # each sleep (bf_interval, then 1 s re-checks) lasts a whole number of seconds times P
+    gaps = [b[0] - a_[1] for a_, b in zip(cycles, cycles[1:])]
+    bf_p = sum(gaps) / (sum(round(g) for g in gaps) or 1)
     bf_phase = bf[0] - ctld - a.bf_interval * bf_p
+    # a cycle's length: least squares on the jobs it tested (base clamped at 0)
+    n_ = len(cycles)
+    sx = sum(c[2] for c in cycles)
+    sy = sum(c[1] - c[0] for c in cycles)
+    sxx = sum(c[2] ** 2 for c in cycles)
+    sxy = sum(c[2] * (c[1] - c[0]) for c in cycles)
+    det = n_ * sxx - sx * sx
+    per_job = (n_ * sxy - sx * sy) / det if det else 0.0
+    base = (sy - per_job * sx) / n_ if n_ else 0.0
+    if base < 0:
+        base, per_job = 0.0, (sxy / sxx if sxx else 0.0)
+    main_starts = [t - t0 for t, m in log if m.startswith("sched: Allocate")]
+    passes = []  # one time per pass (its starts come within ms)
+    for t in sorted(main_starts):
+        if not passes or t - passes[-1] > 0.5:
+            passes.append(t)
     rel = [t - ctld for t in main_starts]
     conc, m_p, m_phase = circular_fit(rel, 1.0, 1.008, 0.0001)
     dur = {}
@@ -100,9 +129,10 @@ def main():
     decay = [t - t0 for t, m in log if "_read_last_decay_ran" in m]
     prio = f" --set prio_tick_phase={decay[0] - ctld:.3f}" if decay else ""
     print(f"--set ctld_start={ctld:.3f} --set bf_tick_phase={bf_phase:.3f} --set bf_tick_period={bf_p:.5f} "
+          f"--set bf_cycle_base={base:.5f} --set bf_cycle_per_job={per_job:.6f} "
           f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f} --set job_exit_latency={exit_lat:.3f}"
           f" --set job_exit_latency_per_start={per_start:.3f}{prio}"
-          f" --set wall_clock_zero={t0 % 86400:.3f}")
+          f" --set wall_clock_zero={t0 % 86400:.3f} --set main_tick_times=" + ":".join(f"{t:.3f}" for t in passes))
     print(f"# {len(bf)} backfill cycles, {len(main_starts)} main-loop starts (tick fit concentration {conc:.2f})")
 
 

@@ -1,5 +1,6 @@
 #include "models/sched/slurm_config.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -121,8 +122,29 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
     else if (k == "ctld_start") as_signed(cfg.ctld_start);
     else if (k == "main_tick_phase") as_signed(cfg.main_tick_phase);
     else if (k == "main_tick_period") as_sec(cfg.main_tick_period);
+    else if (k == "main_tick_times") {
+      // seconds after trace time 0, ascending, ':'-separated; a leading '-' is before it
+      cfg.main_tick_times.clear();
+      for (auto x : split(v, ':')) {
+        const std::string item(trim(x));
+        const bool neg = !item.empty() && item[0] == '-';
+        auto n = parse_non_negative_number(neg ? item.substr(1) : item);
+        if (!n) {
+          diags.error(r.loc(), k + ": '" + item + "' is not a number of seconds");
+          continue;
+        }
+        const SimTime t = SimTime::us(std::llround(*n * 1e6) * (neg ? -1 : 1));
+        if (!cfg.main_tick_times.empty() && t <= cfg.main_tick_times.back()) {
+          diags.error(r.loc(), k + ": '" + item + "' is not after the time before it");
+          continue;
+        }
+        cfg.main_tick_times.push_back(t);
+      }
+    }
     else if (k == "bf_tick_phase") as_signed(cfg.bf_tick_phase);
     else if (k == "bf_tick_period") as_sec(cfg.bf_tick_period);
+    else if (k == "bf_cycle_base") as_signed(cfg.bf_cycle_base);
+    else if (k == "bf_cycle_per_job") as_sec(cfg.bf_cycle_per_job);
     else if (k == "job_exit_latency") as_sec(cfg.job_exit_latency);
     else if (k == "job_exit_latency_per_start") as_sec(cfg.job_exit_latency_per_start);
     else if (k == "prio_tick_phase") as_sec(cfg.prio_tick_phase);
@@ -154,6 +176,9 @@ std::vector<std::pair<std::string, std::string>> SlurmSchedConfig::describe() co
           {"ctld_start", fmt_s(ctld_start)},
           {"main_tick_phase", fmt_s(main_tick_phase)},
           {"bf_tick_phase", fmt_s(bf_tick_phase)},
+          {"bf_cycle_base", fmt_s(bf_cycle_base)},
+          {"bf_cycle_per_job", fmt_s(bf_cycle_per_job)},
+          {"main_tick_times", std::to_string(main_tick_times.size())},
           {"job_exit_latency", fmt_s(job_exit_latency)},
           {"job_exit_latency_per_start", fmt_s(job_exit_latency_per_start)},
           {"wall_clock_zero", fmt_s(wall_clock_zero)}};

@@ -55,8 +55,18 @@ struct SlurmSchedConfig {
   SimTime ctld_start;
   SimTime main_tick_phase = SimTime::us(100000);
   SimTime main_tick_period = SimTime::seconds(1);
+  // Main-loop passes seen in a replayed run (its 'sched: Allocate' lines, trace-relative,
+  // ascending): the background thread's tick wanders +-30 ms about the straight line
+  // above as its work varies, and batch_sched_delay counts whole seconds, so a tick a
+  // few ms off moves a pass by a whole tick. Ticks fall on these times, spaced evenly
+  // (about main_tick_period) between them; outside them, main_tick_period apart.
+  std::vector<SimTime> main_tick_times;
   SimTime bf_tick_phase = SimTime::us(40000);
   SimTime bf_tick_period = SimTime::seconds(1);
+  // The backfill thread sleeps bf_interval (then 1 s re-checks, each bf_tick_period
+  // long) from the END of a cycle, so cycles drift by their own length: in the oracle
+  // runs 1-45 ms, about bf_cycle_base + bf_cycle_per_job x jobs tested.
+  SimTime bf_cycle_base, bf_cycle_per_job;
   SimTime job_exit_latency;  // run end -> _job_complete (oracle: ~0.07 s for a job started alone)
   // What each further job started in the same pass adds to it (oracle: 0.03-0.06 s; the
   // emulated nodes launch on one machine, 0.07 s alone grew to 0.11, 0.15, 0.21 s for

@@ -511,6 +511,25 @@ SimTime SlurmPolicy::wall_floor(SimTime t, SimTime q) const {
 
 SimTime SlurmPolicy::wall_s(SimTime t) const { return wall_floor(t, SimTime::seconds(1)); }
 
+SimTime SlurmPolicy::main_grid(SimTime at_least) const {
+  const auto& a = cfg_.main_tick_times;
+  if (a.empty()) return grid(at_least, cfg_.main_tick_phase, cfg_.main_tick_period);
+  const SimTime p = cfg_.main_tick_period;
+  if (at_least <= a.front()) return a.front() - floor_to(a.front() - at_least, p);
+  if (at_least > a.back()) {
+    const SimTime t = a.back() + floor_to(at_least - a.back(), p);
+    return t < at_least ? t + p : t;
+  }
+  // a[i - 1] < at_least <= a[i]: the gap holds round(gap / p) equal ticks
+  const size_t i = static_cast<size_t>(std::lower_bound(a.begin(), a.end(), at_least) - a.begin());
+  if (a[i] == at_least) return at_least;
+  const int64_t gap = (a[i] - a[i - 1]).count_us();
+  const int64_t n = std::max<int64_t>(1, (gap + p.count_us() / 2) / p.count_us());
+  int64_t k = (at_least - a[i - 1]).count_us() * n / gap;
+  while (k < n && a[i - 1] + SimTime::us(k * gap / n) < at_least) ++k;
+  return k >= n ? a[i] : a[i - 1] + SimTime::us(k * gap / n);
+}
+
 SimTime SlurmPolicy::grid(SimTime at_least, SimTime phase, SimTime period) const {
   const SimTime base = cfg_.ctld_start + phase;
   if (at_least <= base) return base;
@@ -595,13 +614,11 @@ void SlurmPolicy::arm_main(SchedContext& ctx) {
   // come up to a second earlier than the delay after the last one.
   SimTime want = SimTime::infinite();
   if (sched_requests_ > 0)
-    want = grid(std::max(ctx.now(), wall_s(last_sched_) + cfg_.batch_sched_delay), cfg_.main_tick_phase,
-                cfg_.main_tick_period);
+    want = main_grid(std::max(ctx.now(), wall_s(last_sched_) + cfg_.batch_sched_delay));
   if (!ctx.pending().empty() && !cfg_.sched_interval.is_infinite())
-    want = std::min(want, grid(std::max(ctx.now(), wall_s(last_full_) + cfg_.sched_interval), cfg_.main_tick_phase,
-                               cfg_.main_tick_period));
+    want = std::min(want, main_grid(std::max(ctx.now(), wall_s(last_full_) + cfg_.sched_interval)));
   if (want.is_infinite()) return;
-  if (want == ctx.now()) want = grid(ctx.now() + SimTime::us(1), cfg_.main_tick_phase, cfg_.main_tick_period);
+  if (want == ctx.now()) want = main_grid(ctx.now() + SimTime::us(1));
   if (want < main_armed_ || main_armed_ < ctx.now()) {
     main_armed_ = want;
     ctx.wake_at(want, kMainTick);
@@ -612,8 +629,8 @@ void SlurmPolicy::arm_bf(SchedContext& ctx) {
   // A cycle runs even with an empty queue (it restarts the bf_interval sleep).
   if (!cfg_.backfill || cfg_.bf_interval.is_infinite() || !changed_) return;
   // The thread's first cycle is bf_interval after controller start; later cycles come
-  // bf_interval after the last one, else on the 1 s re-check after a change.
-  const SimTime anchor = bf_ran_ ? last_bf_ : cfg_.ctld_start + cfg_.bf_tick_phase;
+  // bf_interval after the last one ended, else on the 1 s re-check after a change.
+  const SimTime anchor = bf_ran_ ? last_bf_end_ : cfg_.ctld_start + cfg_.bf_tick_phase;
   SimTime want;
   const SimTime first =
       anchor + SimTime::us(cfg_.bf_interval.count_us() / SimTime::seconds(1).count_us() * cfg_.bf_tick_period.count_us());
@@ -811,7 +828,7 @@ void SlurmPolicy::main_pass(SchedContext& ctx, bool full) {
 
 void SlurmPolicy::backfill(SchedContext& ctx) {
   const SimTime now = ctx.now();
-  last_bf_ = now;
+  last_bf_end_ = now;  // until the cycle's length is known (below)
   bf_ran_ = true;
   changed_ = false;
   const std::vector<int>& queue = build_queue(ctx);
@@ -1298,6 +1315,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   std::swap(rp.recs, rp.next);
   rp.version = ctx.state().changes();
   rp.of = rp.version == version0 ? &ctx.state() : nullptr;
+  last_bf_end_ = now + cfg_.bf_cycle_base + SimTime::us(cfg_.bf_cycle_per_job.count_us() * tested);
 }
 
 }  // namespace gcsim

@@ -101,6 +101,7 @@ class SlurmPolicy final : public Policy {
   /// The queue in order, valid until the next call.
   [[nodiscard]] const std::vector<int>& build_queue(SchedContext& ctx);
   [[nodiscard]] SimTime grid(SimTime at_least, SimTime phase, SimTime period) const;
+  [[nodiscard]] SimTime main_grid(SimTime at_least) const;
   /// t floored to a multiple of q on the controller's wall clock (wall_clock_zero).
   [[nodiscard]] SimTime wall_floor(SimTime t, SimTime q) const;
   /// The controller's time(NULL) at trace time t, as the start of that wall-clock second.
@@ -129,7 +130,7 @@ class SlurmPolicy final : public Policy {
   std::vector<SimTime> charged_until_;
   std::vector<uint8_t> known_;
   std::map<int64_t, int> array_running_;  // array job id -> running tasks
-  SimTime last_sched_, last_full_, last_bf_;
+  SimTime last_sched_, last_full_, last_bf_end_;
   bool bf_ran_ = false;
   int sched_requests_ = 0;
   bool changed_ = true;

@@ -270,8 +270,11 @@ TEST_CASE("oracle fairshare: stable prefix and aggregates", "[oracle]") {
   CHECK(within(c.sim.mean_wait, c.r1.mean_wait, c.r2.mean_wait));
   CHECK(within(c.sim.p90_wait, c.r1.p90_wait, c.r2.p90_wait));
   CHECK(within(c.sim.makespan, c.r1.makespan, c.r2.makespan));
-  // a miss (0.39 against 0.46-0.51, README): guarded
-  CHECK(std::abs(c.sim.backfill - (c.r1.backfill + c.r2.backfill) / 2) <= 0.15);
+  // 0.39 with a straight-line main tick: the line put a tick at 36.946 s, 4 ms before
+  // the controller's second turned (run1's passes show it after), so the passes after
+  // it came a tick early and started j008 and j009 at 45 s, which both runs backfilled
+  // (main_tick_times)
+  CHECK(within(c.sim.backfill, c.r1.backfill, c.r2.backfill));
 }
 
 TEST_CASE("oracle binding: stable prefix, deviations, aggregates", "[oracle]") {
@@ -282,7 +285,9 @@ TEST_CASE("oracle binding: stable prefix, deviations, aggregates", "[oracle]") {
   CHECK(c.dev1.second <= c.real_dev.second);
   CHECK(c.dev2.first <= c.real_dev.first);
   // enforce-binding lets cores spill past the GPU's socket (run1 j030 on g01:6-7,12-15
-  // with GPU 1): p90 against run2 47 s -> 34 s, and 0 s/2 s against run1
+  // with GPU 1): p90 against run2 47 s -> 34 s, and 0 s/2 s against run1; through
+  // j045 as run1 with its main ticks (j016 started a tick late without)
+  CHECK(c.prefix1 >= 45);
   CHECK(c.dev1.second <= 5);
   CHECK(c.dev2.second <= c.real_dev.second);
   CHECK(within(c.sim.mean_wait, c.r1.mean_wait, c.r2.mean_wait));
@@ -295,16 +300,20 @@ TEST_CASE("oracle topo-tree: stable prefix and aggregates", "[oracle]") {
   const auto c = judge("topo-tree");
   CHECK(c.prefix1 >= c.stable);
   CHECK(c.prefix2 >= c.stable);
-  // gcsim follows run1 through j035: the will-run walk (j013 planned at 113 s on
+  // gcsim follows run1 through j050: the will-run walk (j013 planned at 113 s on
   // n[05-06] in the cycle at 45 s, so j021 backfilled on n07), later_start at the first
-  // slot end that frees a node, and leaves weighed by their nodes alone (j044)
-  CHECK(c.prefix1 >= 35);
+  // slot end that frees a node, leaves weighed by their nodes alone (j044), and backfill
+  // cycles that drift by their own length (j079 waited for the cycle at 225 s: the one
+  // at 210.39 s began 50 ms after j070 ended, where a fixed grid put it at 209.95 s)
+  CHECK(c.prefix1 >= 50);
   CHECK(c.dev1.first <= c.real_dev.first);
   CHECK(c.dev1.second <= c.real_dev.second);
   CHECK(c.dev2.second <= c.real_dev.second);
   CHECK(within(c.sim.mean_wait, c.r1.mean_wait, c.r2.mean_wait));
   CHECK(within(c.sim.p90_wait, c.r1.p90_wait, c.r2.p90_wait));
   CHECK(within(c.sim.backfill, c.r1.backfill, c.r2.backfill));
-  // a miss (median 8.5 s against 6 s): gcsim follows run1 (median 1 s); guarded
+  // a miss (median 10.5 s against 6 s): gcsim follows run1 (median 0 s) to j050, then
+  // parts at a 23 ms tie (run1's cycle at 375.545 s began before j049's end at 375.568 s;
+  // gcsim's at 375.560 s, after it); guarded
   CHECK(c.dev2.first <= 2 * c.real_dev.first);
 }

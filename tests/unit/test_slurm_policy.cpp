@@ -317,6 +317,71 @@ TEST_CASE("slurm policy: the full pass comes sched_interval after controller sta
   CHECK(start_with("0") == SimTime::us(50950000));
 }
 
+TEST_CASE("slurm policy: main passes fall on the recorded tick times, evenly between them", "[slurm]") {
+  // A replayed run's main passes (main_tick_times) pin the background tick, which
+  // wanders +-30 ms about a straight line. Ticks 0.5 s and 10.52 s recorded: the nine
+  // between are 1.002 s apart, and after the last main_tick_period apart.
+  Cluster c = oracle_cluster("gpu-sockets");
+  c.slurm_params["SchedulerType"] = "sched/builtin";
+  const std::string csv =
+      "name,submit,duration,args\n"
+      "a,3,30,--nodes=1 --ntasks=16 --time=5\n"    // the first tick after 3 s
+      "b,5,30,--nodes=1 --ntasks=16 --time=5\n"    // after 6 s: batch_sched_delay from a's pass
+      "c,12,30,--nodes=1 --ntasks=16 --time=5\n";  // past the last recorded tick
+  std::map<std::string, std::string> o = {
+      {"ctld_start", "-9.95"}, {"wall_clock_zero", "0"}, {"main_tick_period", "1.002"}};
+  const auto line = run_slurm(c, csv, o);
+  o["main_tick_times"] = "0.5:10.52";
+  const auto with = run_slurm(c, csv, o);
+  REQUIRE(with.size() == 3);
+  for (const auto& x : with) CHECK(x.started_by == StartedBy::kMain);
+  CHECK(with[0].start == SimTime::us(3506000));
+  CHECK(with[1].start == SimTime::us(6512000));
+  CHECK(with[2].start == SimTime::us(12524000));
+  // without them, the fitted line: main_tick_phase (0.1 s) after ctld_start, 1.002 s apart
+  REQUIRE(line.size() == 3);
+  CHECK(line[0].start == SimTime::us(3176000));
+}
+
+TEST_CASE("slurm policy: main_tick_times must be ascending seconds", "[slurm][config]") {
+  Cluster c;
+  c.source = "slurm.conf";
+  Diagnostics d;
+  const auto cfg = read_slurm_sched_config(c, {{"main_tick_times", "-1.5:0.25:3"}}, d);
+  CHECK_FALSE(d.has_errors());
+  CHECK(cfg.main_tick_times == std::vector<SimTime>{SimTime::us(-1500000), SimTime::us(250000), SimTime::seconds(3)});
+  Diagnostics d2;
+  (void)read_slurm_sched_config(c, {{"main_tick_times", "1:x:0.5"}}, d2);
+  CHECK(d2.format().find("'x' is not a number of seconds") != std::string::npos);
+  CHECK(d2.format().find("'0.5' is not after the time before it") != std::string::npos);
+}
+
+TEST_CASE("slurm policy: the backfill thread sleeps bf_interval from the end of a cycle", "[slurm][backfill]") {
+  // In the oracle logs a cycle begins bf_interval (or whole 1 s re-checks more) after the
+  // last one completed, so cycles drift by their own length (1-45 ms; topo-tree run1's
+  // were 0.44 s behind a fixed grid by 210 s). Only backfill starts jobs here: a at the
+  // first cycle, b, submitted a second later, at the next.
+  const Cluster c = oracle_cluster("gpu-sockets");
+  const std::string a = "name,submit,duration,args\na,0,100,--nodes=1 --ntasks=16 --time=5\n";
+  for (const std::string base : {"0", "0.25"}) {
+    INFO("bf_cycle_base " << base);
+    const std::map<std::string, std::string> o = {{"default_queue_depth", "0"}, {"sched_interval", "-1"},
+                                                  {"bf_interval", "5"},         {"ctld_start", "-9.95"},
+                                                  {"bf_cycle_base", base},      {"bf_cycle_per_job", "0.01"}};
+    const auto first = run_slurm(c, a, o);
+    REQUIRE(first.size() == 1);
+    REQUIRE(first[0].started_by == StartedBy::kBackfill);
+    const int64_t b_submit = static_cast<int64_t>(first[0].start.to_seconds()) + 1;
+    const auto out = run_slurm(c, a + "b," + std::to_string(b_submit) + ",100,--nodes=1 --ntasks=16 --time=5\n", o);
+    REQUIRE(out.size() == 2);
+    REQUIRE(out[1].started_by == StartedBy::kBackfill);
+    CHECK(out[0].start == first[0].start);
+    // one job tested in a's cycle: base + 0.01 s, then the 5 s sleep
+    const SimTime cycle = SimTime::us(base == "0" ? 10000 : 260000);
+    CHECK(out[1].start - out[0].start == SimTime::seconds(5) + cycle);
+  }
+}
+
 TEST_CASE("slurm policy: jobs started in one pass end later the more there are", "[slurm]") {
   // In the oracle runs a job's end reached the controller 0.07 s after its run time when
   // it started alone, 0.11, 0.15 and 0.21 s when 2, 3 or 4 started in the same pass.
