@@ -27,6 +27,9 @@ meta.json and prints the options that make gcsim's timers fall where that run's 
   main_tick_times  the main-loop passes that started jobs: the tick wanders +-30 ms about
                    the fitted line (the thread's work varies), and whole-second
                    batch_sched_delay turns a few ms into a whole tick
+  bf_cycle_times   every backfill cycle, start+length: a cycle gcsim runs at the same
+                   moment ends where the log's did (its length varies +-5 ms about the
+                   fit above, and the next cycle starts from its end)
   wall_clock_zero  the controller's clock at t0 (t0_epoch modulo a day): slurmctld counts
                    its timers in time_t seconds and aligns backfill on that clock
 
@@ -132,7 +135,8 @@ def main():
           f"--set bf_cycle_base={base:.5f} --set bf_cycle_per_job={per_job:.6f} "
           f"--set main_tick_phase={m_phase:.3f} --set main_tick_period={m_p:.4f} --set job_exit_latency={exit_lat:.3f}"
           f" --set job_exit_latency_per_start={per_start:.3f}{prio}"
-          f" --set wall_clock_zero={t0 % 86400:.3f} --set main_tick_times=" + ":".join(f"{t:.3f}" for t in passes))
+          f" --set wall_clock_zero={t0 % 86400:.3f} --set main_tick_times=" + ":".join(f"{t:.3f}" for t in passes)
+          + " --set bf_cycle_times=" + ":".join(f"{c[0]:.3f}+{c[1] - c[0]:.3f}" for c in cycles))
     print(f"# {len(bf)} backfill cycles, {len(main_starts)} main-loop starts (tick fit concentration {conc:.2f})")
 
 

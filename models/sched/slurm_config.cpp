@@ -41,6 +41,14 @@ struct Reader {
   }
 };
 
+/// "12.5", "-4.963": seconds with an optional sign, to the microsecond.
+std::optional<SimTime> signed_seconds(const std::string& item) {
+  const bool neg = !item.empty() && item[0] == '-';
+  auto n = parse_non_negative_number(neg ? item.substr(1) : item);
+  if (!n) return std::nullopt;
+  return SimTime::us(std::llround(*n * 1e6) * (neg ? -1 : 1));
+}
+
 }  // namespace
 
 SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<std::string, std::string>& overrides,
@@ -127,18 +135,30 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
       cfg.main_tick_times.clear();
       for (auto x : split(v, ':')) {
         const std::string item(trim(x));
-        const bool neg = !item.empty() && item[0] == '-';
-        auto n = parse_non_negative_number(neg ? item.substr(1) : item);
-        if (!n) {
+        auto t = signed_seconds(item);
+        if (!t) {
           diags.error(r.loc(), k + ": '" + item + "' is not a number of seconds");
-          continue;
-        }
-        const SimTime t = SimTime::us(std::llround(*n * 1e6) * (neg ? -1 : 1));
-        if (!cfg.main_tick_times.empty() && t <= cfg.main_tick_times.back()) {
+        } else if (!cfg.main_tick_times.empty() && *t <= cfg.main_tick_times.back()) {
           diags.error(r.loc(), k + ": '" + item + "' is not after the time before it");
-          continue;
+        } else {
+          cfg.main_tick_times.push_back(*t);
         }
-        cfg.main_tick_times.push_back(t);
+      }
+    } else if (k == "bf_cycle_times") {
+      // START+LENGTH in seconds, ascending starts, ':'-separated
+      cfg.bf_cycle_times.clear();
+      for (auto x : split(v, ':')) {
+        const std::string item(trim(x));
+        const size_t plus = item.find('+', 1);
+        auto t = signed_seconds(item.substr(0, plus));
+        auto len = plus == std::string::npos ? std::nullopt : parse_non_negative_number(item.substr(plus + 1));
+        if (!t || !len) {
+          diags.error(r.loc(), k + ": '" + item + "' is not START+LENGTH in seconds");
+        } else if (!cfg.bf_cycle_times.empty() && *t <= cfg.bf_cycle_times.back().first) {
+          diags.error(r.loc(), k + ": '" + item + "' does not start after the cycle before it");
+        } else {
+          cfg.bf_cycle_times.emplace_back(*t, *t + SimTime::us(std::llround(*len * 1e6)));
+        }
       }
     }
     else if (k == "bf_tick_phase") as_signed(cfg.bf_tick_phase);
@@ -179,6 +199,7 @@ std::vector<std::pair<std::string, std::string>> SlurmSchedConfig::describe() co
           {"bf_cycle_base", fmt_s(bf_cycle_base)},
           {"bf_cycle_per_job", fmt_s(bf_cycle_per_job)},
           {"main_tick_times", std::to_string(main_tick_times.size())},
+          {"bf_cycle_times", std::to_string(bf_cycle_times.size())},
           {"job_exit_latency", fmt_s(job_exit_latency)},
           {"job_exit_latency_per_start", fmt_s(job_exit_latency_per_start)},
           {"wall_clock_zero", fmt_s(wall_clock_zero)}};

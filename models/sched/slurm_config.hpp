@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/cluster/cluster.hpp"
@@ -67,6 +68,10 @@ struct SlurmSchedConfig {
   // long) from the END of a cycle, so cycles drift by their own length: in the oracle
   // runs 1-45 ms, about bf_cycle_base + bf_cycle_per_job x jobs tested.
   SimTime bf_cycle_base, bf_cycle_per_job;
+  // The backfill cycles seen in a replayed run's log ('_attempt_backfill: beginning' to
+  // 'completed testing'), (start, end), ascending. A cycle that gcsim runs within 0.5 s
+  // of one of them ends where the log's did; others take the length above.
+  std::vector<std::pair<SimTime, SimTime>> bf_cycle_times;
   SimTime job_exit_latency;  // run end -> _job_complete (oracle: ~0.07 s for a job started alone)
   // What each further job started in the same pass adds to it (oracle: 0.03-0.06 s; the
   // emulated nodes launch on one machine, 0.07 s alone grew to 0.11, 0.15, 0.21 s for

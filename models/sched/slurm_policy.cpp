@@ -530,6 +530,16 @@ SimTime SlurmPolicy::main_grid(SimTime at_least) const {
   return k >= n ? a[i] : a[i - 1] + SimTime::us(k * gap / n);
 }
 
+SimTime SlurmPolicy::bf_cycle_end(SimTime start, int tested) const {
+  const auto& c = cfg_.bf_cycle_times;
+  // the logged cycle that starts nearest `start` (they are at least 1 s apart)
+  auto it = std::lower_bound(c.begin(), c.end(), start, [](const auto& x, SimTime t) { return x.first < t; });
+  const SimTime near = SimTime::us(500000);
+  if (it != c.end() && it->first - start <= near) return std::max(start, it->second);
+  if (it != c.begin() && start - std::prev(it)->first <= near) return std::max(start, std::prev(it)->second);
+  return start + cfg_.bf_cycle_base + SimTime::us(cfg_.bf_cycle_per_job.count_us() * tested);
+}
+
 SimTime SlurmPolicy::grid(SimTime at_least, SimTime phase, SimTime period) const {
   const SimTime base = cfg_.ctld_start + phase;
   if (at_least <= base) return base;
@@ -1315,7 +1325,7 @@ void SlurmPolicy::backfill(SchedContext& ctx) {
   std::swap(rp.recs, rp.next);
   rp.version = ctx.state().changes();
   rp.of = rp.version == version0 ? &ctx.state() : nullptr;
-  last_bf_end_ = now + cfg_.bf_cycle_base + SimTime::us(cfg_.bf_cycle_per_job.count_us() * tested);
+  last_bf_end_ = bf_cycle_end(now, tested);
 }
 
 }  // namespace gcsim

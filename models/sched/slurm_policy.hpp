@@ -102,6 +102,8 @@ class SlurmPolicy final : public Policy {
   [[nodiscard]] const std::vector<int>& build_queue(SchedContext& ctx);
   [[nodiscard]] SimTime grid(SimTime at_least, SimTime phase, SimTime period) const;
   [[nodiscard]] SimTime main_grid(SimTime at_least) const;
+  /// When a backfill cycle that began at `start` and tested `tested` jobs ends.
+  [[nodiscard]] SimTime bf_cycle_end(SimTime start, int tested) const;
   /// t floored to a multiple of q on the controller's wall clock (wall_clock_zero).
   [[nodiscard]] SimTime wall_floor(SimTime t, SimTime q) const;
   /// The controller's time(NULL) at trace time t, as the start of that wall-clock second.

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -343,7 +344,7 @@ TEST_CASE("slurm policy: main passes fall on the recorded tick times, evenly bet
   CHECK(line[0].start == SimTime::us(3176000));
 }
 
-TEST_CASE("slurm policy: main_tick_times must be ascending seconds", "[slurm][config]") {
+TEST_CASE("slurm policy: main_tick_times and bf_cycle_times must be ascending seconds", "[slurm][config]") {
   Cluster c;
   c.source = "slurm.conf";
   Diagnostics d;
@@ -354,6 +355,15 @@ TEST_CASE("slurm policy: main_tick_times must be ascending seconds", "[slurm][co
   (void)read_slurm_sched_config(c, {{"main_tick_times", "1:x:0.5"}}, d2);
   CHECK(d2.format().find("'x' is not a number of seconds") != std::string::npos);
   CHECK(d2.format().find("'0.5' is not after the time before it") != std::string::npos);
+  Diagnostics d3;
+  const auto cycles = read_slurm_sched_config(c, {{"bf_cycle_times", "-4.963+0.002:0.035+0.003"}}, d3);
+  CHECK_FALSE(d3.has_errors());
+  REQUIRE(cycles.bf_cycle_times.size() == 2);
+  CHECK(cycles.bf_cycle_times[0] == std::pair{SimTime::us(-4963000), SimTime::us(-4961000)});
+  Diagnostics d4;
+  (void)read_slurm_sched_config(c, {{"bf_cycle_times", "1+0.1:2:0.5+0.1"}}, d4);
+  CHECK(d4.format().find("'2' is not START+LENGTH in seconds") != std::string::npos);
+  CHECK(d4.format().find("'0.5+0.1' does not start after the cycle before it") != std::string::npos);
 }
 
 TEST_CASE("slurm policy: the backfill thread sleeps bf_interval from the end of a cycle", "[slurm][backfill]") {
@@ -379,6 +389,15 @@ TEST_CASE("slurm policy: the backfill thread sleeps bf_interval from the end of 
     // one job tested in a's cycle: base + 0.01 s, then the 5 s sleep
     const SimTime cycle = SimTime::us(base == "0" ? 10000 : 260000);
     CHECK(out[1].start - out[0].start == SimTime::seconds(5) + cycle);
+    // a cycle the log shows at that moment (within 0.5 s) lasts what the log says
+    auto logged = o;
+    char at[64];
+    std::snprintf(at, sizeof at, "%.6f+0.4", out[0].start.to_seconds() - 0.1);
+    logged["bf_cycle_times"] = at;
+    const auto pinned = run_slurm(c, a + "b," + std::to_string(b_submit) + ",100,--nodes=1 --ntasks=16 --time=5\n", logged);
+    REQUIRE(pinned.size() == 2);
+    CHECK(pinned[0].start == out[0].start);
+    CHECK(pinned[1].start - pinned[0].start == SimTime::seconds(5) + SimTime::us(300000));
   }
 }
 
