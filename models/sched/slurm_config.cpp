@@ -1,6 +1,5 @@
 #include "models/sched/slurm_config.hpp"
 
-#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -41,12 +40,14 @@ struct Reader {
   }
 };
 
-/// "12.5", "-4.963": seconds with an optional sign, to the microsecond.
+/// "12.5", "-4.963": seconds with an optional sign (the magnitude rounded up to the
+/// microsecond, as every other time here).
 std::optional<SimTime> signed_seconds(const std::string& item) {
   const bool neg = !item.empty() && item[0] == '-';
   auto n = parse_non_negative_number(neg ? item.substr(1) : item);
   if (!n) return std::nullopt;
-  return SimTime::us(std::llround(*n * 1e6) * (neg ? -1 : 1));
+  const SimTime t = SimTime::from_seconds_ceil(*n);
+  return neg ? SimTime::us(-t.count_us()) : t;
 }
 
 }  // namespace
@@ -96,11 +97,8 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
       if (auto t = r.seconds(k, v)) out = *t;
     };
     auto as_signed = [&](SimTime& out) {
-      if (!v.empty() && v[0] == '-') {
-        if (auto t = r.seconds(k, v.substr(1))) out = SimTime::us(-t->count_us());
-      } else {
-        as_sec(out);
-      }
+      if (auto t = signed_seconds(v)) out = *t;
+      else diags.error(r.loc(), k + "=" + v + ": expected seconds");
     };
     if (k == "batch_sched_delay") as_sec(cfg.batch_sched_delay);
     else if (k == "sched_interval") as_sec(cfg.sched_interval);
@@ -157,7 +155,7 @@ SlurmSchedConfig read_slurm_sched_config(const Cluster& cluster, const std::map<
         } else if (!cfg.bf_cycle_times.empty() && *t <= cfg.bf_cycle_times.back().first) {
           diags.error(r.loc(), k + ": '" + item + "' does not start after the cycle before it");
         } else {
-          cfg.bf_cycle_times.emplace_back(*t, *t + SimTime::us(std::llround(*len * 1e6)));
+          cfg.bf_cycle_times.emplace_back(*t, *t + SimTime::from_seconds_ceil(*len));
         }
       }
     }
